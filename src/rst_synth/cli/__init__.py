@@ -1,0 +1,1 @@
+"""The `rst` command line."""

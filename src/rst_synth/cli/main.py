@@ -1,0 +1,34 @@
+"""Entry point of the `rst` command."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from rst_synth import __version__
+from rst_synth.cli.common import setup_logging
+from rst_synth.cli.validate import validate_command
+
+app = typer.Typer(
+    name="rst",
+    help="Recursive Synthetic Terminal Tasks: grow verified long-horizon terminal tasks from seeds.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    add_completion=False,
+)
+
+
+@app.callback()
+def main(
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Log debug detail to stderr.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        typer.echo(__version__)
+        raise typer.Exit()
+    setup_logging(verbose)
+
+
+app.command("validate")(validate_command)

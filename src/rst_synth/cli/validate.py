@@ -1,0 +1,118 @@
+"""`rst validate`: run the acceptance contract on task directories."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from rst_synth.cli.common import console, fail, load_task, open_sandbox, run_with_sandbox
+from rst_synth.task import Task
+from rst_synth.validator import Check, ValidationReport, Validator, ValidatorConfig, Verdict
+
+_MARK = {Verdict.PASS: "[green]pass[/green]", Verdict.FAIL: "[red]FAIL[/red]",
+         Verdict.SKIP: "[dim]-[/dim]", Verdict.ERROR: "[magenta]ERROR[/magenta]"}
+
+
+def resolve_parent(task: Task, explicit: Task | None) -> Task | None:
+    """The parent to check against: --parent, else the one the task's lineage points to."""
+    if explicit is not None:
+        return explicit
+    lineage = task.config.metadata.lineage
+    if lineage is None or not lineage.parent_path or task.source_dir is None:
+        return None
+    return load_task((task.source_dir / lineage.parent_path).resolve())
+
+
+def validate_command(
+    task_dirs: Annotated[list[Path], typer.Argument(help="Task directories (Harbor layout) to validate.")],
+    parent: Annotated[
+        Path | None,
+        typer.Option("--parent", help="Parent task: its solution must fail the tasks' tests. "
+                     "Default: the parent named by each task's \\[metadata.lineage].parent_path."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report per task instead of a table.")] = False,
+    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Tasks validated concurrently.")] = 2,
+    no_determinism: Annotated[bool, typer.Option("--no-determinism", help="Skip the second oracle run.")] = False,
+    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
+) -> None:
+    """Validate tasks: static checks, image build, oracle, nop, determinism and parent.
+
+    Exit status 0 only when every task is accepted.
+    """
+    tasks = [load_task(path) for path in task_dirs]
+    explicit_parent = load_task(parent) if parent else None
+    parents = [resolve_parent(task, explicit_parent) for task in tasks]
+    sandbox = open_sandbox(backend)
+    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * jobs, determinism=not no_determinism))
+
+    async def work() -> list[ValidationReport]:
+        gate = asyncio.Semaphore(jobs)
+        with Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, transient=True, disable=as_json) as progress:
+            bar = progress.add_task("validate", total=len(tasks))
+
+            async def one(task: Task, task_parent: Task | None) -> ValidationReport:
+                async with gate:
+                    report = await validator.validate(task, task_parent)
+                progress.advance(bar)
+                return report
+
+            return list(await asyncio.gather(*(one(t, p) for t, p in zip(tasks, parents))))
+
+    reports = run_with_sandbox(sandbox, work)
+    for report, path in zip(reports, task_dirs):
+        report.path = str(path)
+    if as_json:
+        print(json.dumps([r.summary() for r in reports], indent=2))
+    else:
+        console.print(report_table(reports))
+        for report in reports:
+            failure = report.first_failure
+            if failure is not None:
+                console.print(f"[red]rejected[/red] {report.path}: {failure.check.value} -> "
+                              f"{failure.reason.value}: {failure.detail}", highlight=False, soft_wrap=True)
+    if not all(r.accepted for r in reports):
+        raise typer.Exit(1)
+
+
+_SHORT = {Check.DETERMINISM: "determ"}
+
+
+def report_table(reports: list[ValidationReport]) -> Table:
+    table = Table(title="validation", show_lines=False)
+    table.add_column("task", overflow="fold")
+    for check in Check:
+        table.add_column(_SHORT.get(check, check.value), justify="center")
+    table.add_column("result")
+    table.add_column("lines", justify="right")
+    table.add_column("cmds", justify="right")
+    table.add_column("oracle s", justify="right")
+    table.add_column("total s", justify="right")
+    for report in reports:
+        marks = []
+        for check in Check:
+            result = report.result(check)
+            marks.append(_MARK[result.verdict] if result else "")
+        figures = report.figures
+        table.add_row(
+            Path(report.path).name if report.path else report.task,
+            *marks,
+            "[green]accepted[/green]" if report.accepted else "[red]rejected[/red]",
+            _num(figures.solution_lines),
+            _num(figures.executed_commands),
+            _num(figures.oracle_sec),
+            f"{report.duration_sec:.1f}",
+        )
+    return table
+
+
+def _num(value: float | int | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1f}" if isinstance(value, float) else str(value)

@@ -1,0 +1,149 @@
+"""The Sandbox protocol: build an image once, run fresh containers from it, always clean up."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Protocol, runtime_checkable
+
+OUTPUT_TAIL_CHARS = 4000
+
+
+class SandboxError(RuntimeError):
+    """The engine failed us (not the task): unreachable daemon, API error, ..."""
+
+
+class BuildError(SandboxError):
+    """The task's image did not build; `log_tail` holds the end of the build log."""
+
+    def __init__(self, message: str, log_tail: str = "", timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.log_tail = log_tail
+        self.timed_out = timed_out
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resources of one container."""
+
+    cpus: float | None = None
+    memory_mb: int | None = None
+    network: bool = False
+    """False: the container has no network interface but loopback."""
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    tag: str
+    built: bool
+    """True when this call built it, False when it was already there."""
+    build_sec: float
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    exit_code: int | None
+    """None when the command was killed for running out of time."""
+    output: str
+    """stdout and stderr interleaved."""
+    duration_sec: float
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    def tail(self, chars: int = OUTPUT_TAIL_CHARS) -> str:
+        return self.output[-chars:]
+
+
+@runtime_checkable
+class Container(Protocol):
+    """One running container; created fresh for one check and removed after it."""
+
+    async def exec(
+        self, command: str, *, timeout: float, env: dict[str, str] | None = None
+    ) -> ExecResult:
+        """Run `command` with bash in the image's WORKDIR; on timeout the container is killed."""
+        ...
+
+    async def put_files(
+        self, files: dict[str, bytes], dest: PurePosixPath, executable: set[str] | None = None
+    ) -> None:
+        """Copy files (relative path -> content) under `dest`, creating directories."""
+        ...
+
+    async def read_file(self, path: PurePosixPath) -> bytes | None:
+        """A file's content, or None when it does not exist."""
+        ...
+
+    async def get_archive(self, path: PurePosixPath) -> bytes | None:
+        """A tar of `path` (file or directory), or None when it does not exist."""
+        ...
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """A container engine backend, registered by short name."""
+
+    async def ensure_image(
+        self, context: dict[str, bytes], context_hash: str, *, timeout: float
+    ) -> ImageInfo:
+        """Build the image of a build context unless one with the same hash exists."""
+        ...
+
+    def container(self, image: str, limits: Limits) -> AbstractAsyncContextManager[Container]:
+        """A fresh container, force-removed on exit whatever happened (error, timeout, Ctrl-C)."""
+        ...
+
+    async def close(self) -> None:
+        """Remove every container still alive and release the engine connection."""
+        ...
+
+    def remove_all_sync(self) -> None:
+        """Last-resort removal of live containers when no event loop runs (Ctrl-C, SIGTERM)."""
+        ...
+
+
+def tar_of(files: dict[str, bytes], prefix: PurePosixPath | str = "", executable: set[str] | None = None) -> bytes:
+    """An uncompressed tar of `files`, each under `prefix`, with parent directories."""
+    executable = executable or set()
+    buffer = io.BytesIO()
+    base = PurePosixPath(str(prefix).lstrip("/")) if str(prefix) not in ("", "/") else None
+    seen_dirs: set[str] = set()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for rel in sorted(files):
+            path = base / rel if base else PurePosixPath(rel)
+            for parent in reversed(path.parents):
+                name = str(parent)
+                if name in (".", "") or name in seen_dirs:
+                    continue
+                seen_dirs.add(name)
+                info = tarfile.TarInfo(name)
+                info.type = tarfile.DIRTYPE
+                info.mode = 0o755
+                tar.addfile(info)
+            info = tarfile.TarInfo(str(path))
+            info.size = len(files[rel])
+            info.mode = 0o755 if (rel in executable or rel.endswith(".sh")) else 0o644
+            tar.addfile(info, io.BytesIO(files[rel]))
+    return buffer.getvalue()
+
+
+def files_of_tar(data: bytes, strip_top: bool = True) -> dict[str, bytes]:
+    """The regular files of a tar, by path; `strip_top` drops the archive's top directory."""
+    out: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for member in tar.getmembers():
+            if not member.isfile():
+                continue
+            parts = PurePosixPath(member.name).parts
+            if strip_top and len(parts) > 1:
+                parts = parts[1:]
+            handle = tar.extractfile(member)
+            if handle is not None:
+                out["/".join(parts)] = handle.read()
+    return out

@@ -1,0 +1,29 @@
+"""The task: Harbor-format task directories, their config, and figures computed from them."""
+
+from rst_synth.task.config import (
+    AgentConfig,
+    EnvironmentConfig,
+    Lineage,
+    Metadata,
+    Metrics,
+    TaskConfig,
+    TaskInfo,
+    VerifierConfig,
+)
+from rst_synth.task.errors import TaskFormatError
+from rst_synth.task.paths import TaskPaths
+from rst_synth.task.task import Task
+
+__all__ = [
+    "AgentConfig",
+    "EnvironmentConfig",
+    "Lineage",
+    "Metadata",
+    "Metrics",
+    "Task",
+    "TaskConfig",
+    "TaskFormatError",
+    "TaskInfo",
+    "TaskPaths",
+    "VerifierConfig",
+]

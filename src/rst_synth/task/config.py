@@ -1,0 +1,175 @@
+"""task.toml as pydantic models, compatible with Harbor's task format.
+
+Every model allows extra keys, so a field we do not know (a newer Harbor field, a
+user's own table) survives a load/dump round trip unchanged.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rst_synth.task.errors import TaskFormatError
+
+NetworkMode = Literal["no-network", "public", "allowlist"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+
+class TaskInfo(_Section):
+    """The [task] table: the package identity of the task."""
+
+    name: str
+    """Package name, `org/name` as Harbor wants it."""
+    description: str = ""
+    """One line saying what the task is about."""
+    keywords: list[str] = Field(default_factory=list)
+    """Search keywords."""
+
+
+class Lineage(_Section):
+    """Where a synthesized task comes from ([metadata.lineage])."""
+
+    parent: str | None = None
+    """Task name of the parent, None for a seed."""
+    parent_path: str | None = None
+    """The parent's directory, relative to this task's directory, where it is known."""
+    root: str | None = None
+    """Task name of the seed this lineage started from."""
+    round: int = 0
+    """Synthesis round that produced the task; seeds are round 0."""
+    proposer: str | None = None
+    """Short name of the proposer that made it."""
+    steps: list[str] = Field(default_factory=list)
+    """Names of the steps added to the parent's workflow, in order."""
+
+
+class Metrics(_Section):
+    """Figures measured while validating the task ([metadata.metrics]); never typed by hand."""
+
+    solution_lines: int | None = None
+    """Non-blank, non-comment lines of the reference solution."""
+    executed_commands: int | None = None
+    """Simple commands bash executed during the oracle run (xtrace count)."""
+    oracle_sec: float | None = None
+    """Wall time of the oracle run."""
+    build_sec: float | None = None
+    """Wall time of the image build (0 when the image was cached)."""
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    repair_attempts: int | None = None
+
+
+class Metadata(_Section):
+    """The [metadata] table: free-form in Harbor, with our lineage and metrics inside."""
+
+    difficulty: str | None = None
+    """Computed from measured figures for synthesized tasks, never inherited."""
+    category: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    lineage: Lineage | None = None
+    metrics: Metrics | None = None
+
+
+class VerifierConfig(_Section):
+    """The [verifier] table."""
+
+    timeout_sec: float = Field(default=600.0, gt=0)
+    """Seconds `tests/test.sh` may run."""
+
+
+class AgentConfig(_Section):
+    """The [agent] table."""
+
+    timeout_sec: float | None = Field(default=None, gt=0)
+    """Seconds the agent (or the oracle) may work; None means the validator's default."""
+
+
+class EnvironmentConfig(_Section):
+    """The [environment] table."""
+
+    build_timeout_sec: float = Field(default=600.0, gt=0)
+    """Seconds the image build may take."""
+    cpus: float | None = Field(default=None, gt=0)
+    """CPU limit of the container."""
+    memory_mb: int | None = Field(default=None, gt=0)
+    """Memory limit of the container."""
+    storage_mb: int | None = Field(default=None, gt=0)
+    """Disk limit; recorded, applied only where the engine's storage driver supports it."""
+    network_mode: NetworkMode | None = None
+    """Harbor's network policy; anything but `public` means no network here."""
+    allow_internet: bool | None = None
+    """Harbor's older spelling of `network_mode = "public"`."""
+
+    @property
+    def network_enabled(self) -> bool:
+        # Validation runs offline unless the task says plainly that it needs the network.
+        if self.network_mode is not None:
+            return self.network_mode == "public"
+        return bool(self.allow_internet)
+
+
+class TaskConfig(_Section):
+    """The whole task.toml."""
+
+    schema_version: str = "1.4"
+    task: TaskInfo | None = None
+    metadata: Metadata = Field(default_factory=Metadata)
+    verifier: VerifierConfig = Field(default_factory=VerifierConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
+
+    @classmethod
+    def from_toml(cls, text: str, path: Path | str = "task.toml") -> TaskConfig:
+        """Parse task.toml text; any problem becomes one TaskFormatError line."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise TaskFormatError(path, f"invalid TOML: {exc}") from None
+        if "version" in data and "schema_version" not in data:
+            data["schema_version"] = str(data.pop("version"))  # Harbor's older key
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise TaskFormatError(path, _describe(exc)) from None
+
+    @classmethod
+    def load(cls, path: Path) -> TaskConfig:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise TaskFormatError(path, "missing required file") from None
+        except UnicodeDecodeError:
+            raise TaskFormatError(path, "not UTF-8 text") from None
+        return cls.from_toml(text, path)
+
+    def to_toml(self) -> str:
+        return tomli_w.dumps(_without_none(self.model_dump(mode="json")))
+
+    def dump(self, path: Path) -> None:
+        path.write_text(self.to_toml(), encoding="utf-8")
+
+
+def _describe(exc: ValidationError) -> str:
+    """First validation error as `[table].field: message`."""
+    err = exc.errors()[0]
+    loc = [str(part) for part in err["loc"]]
+    where = f"[{'.'.join(loc[:-1])}].{loc[-1]}" if len(loc) > 1 else (loc[0] if loc else "?")
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}: {err['msg']}{more}"
+
+
+def _without_none(value: Any) -> Any:
+    """TOML has no null: drop None values, keep everything else."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value if v is not None]
+    return value

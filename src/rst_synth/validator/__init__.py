@@ -1,0 +1,24 @@
+"""The validator: the acceptance contract (static, build, oracle, nop, determinism, parent)."""
+
+from rst_synth.validator.models import (
+    Check,
+    CheckResult,
+    MeasuredFigures,
+    Reason,
+    ValidationReport,
+    Verdict,
+)
+from rst_synth.validator.static import static_check
+from rst_synth.validator.validator import Validator, ValidatorConfig
+
+__all__ = [
+    "Check",
+    "CheckResult",
+    "MeasuredFigures",
+    "Reason",
+    "ValidationReport",
+    "Validator",
+    "ValidatorConfig",
+    "Verdict",
+    "static_check",
+]

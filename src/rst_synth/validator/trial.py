@@ -1,0 +1,103 @@
+"""One trial: a fresh container, optionally a solution, then the verifier; as Harbor runs it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from rst_synth.sandbox import Container, ExecResult, Limits, Sandbox
+from rst_synth.task import TaskPaths
+
+P = TaskPaths
+
+# Every nested bash inherits SHELLOPTS=xtrace and writes its trace to fd 19, so commands in
+# scripts that solve.sh writes and runs are counted too.
+_TRACED_SOLVE = (
+    f"exec 19>{P.CONTAINER_XTRACE_LOG}; "
+    f"env BASH_XTRACEFD=19 SHELLOPTS=xtrace bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
+)
+_PLAIN_SOLVE = f"bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
+_VERIFY = f"bash {P.CONTAINER_TESTS_DIR}/test.sh"
+_PREPARE = f"mkdir -p {P.CONTAINER_VERIFIER_LOGS} {P.CONTAINER_AGENT_LOGS}"
+
+
+@dataclass
+class TrialOutcome:
+    solve: ExecResult | None
+    verify: ExecResult | None
+    reward: float | None
+    """None when test.sh wrote no reward file (which counts as 0)."""
+    xtrace: str | None = None
+
+    @property
+    def solved(self) -> bool:
+        return self.reward is not None and self.reward >= 1.0
+
+    def output_tail(self, chars: int = 3000) -> str:
+        parts = []
+        if self.solve is not None:
+            parts.append("--- solve.sh ---\n" + self.solve.tail(chars // 2))
+        if self.verify is not None:
+            parts.append("--- test.sh ---\n" + self.verify.tail(chars // 2))
+        return "\n".join(parts)
+
+
+async def run_trial(
+    sandbox: Sandbox,
+    image: str,
+    limits: Limits,
+    *,
+    solution: dict[str, bytes] | None,
+    tests: dict[str, bytes],
+    solve_timeout: float,
+    verify_timeout: float,
+    trace: bool = False,
+) -> TrialOutcome:
+    """Run `solution` (if any) then `tests` in a fresh container and read the reward."""
+    async with sandbox.container(image, limits) as box:
+        await box.exec(_PREPARE, timeout=30)
+        solve = None
+        xtrace = None
+        if solution is not None:
+            await box.put_files(solution, P.CONTAINER_SOLUTION_DIR)
+            solve = await box.exec(_TRACED_SOLVE if trace else _PLAIN_SOLVE, timeout=solve_timeout)
+            if solve.timed_out:
+                return TrialOutcome(solve=solve, verify=None, reward=None)
+            if trace:
+                raw = await box.read_file(P.CONTAINER_XTRACE_LOG)
+                xtrace = raw.decode("utf-8", errors="replace") if raw is not None else ""
+        await box.put_files(tests, P.CONTAINER_TESTS_DIR)
+        verify = await box.exec(_VERIFY, timeout=verify_timeout)
+        reward = None if verify.timed_out else await read_reward(box)
+        return TrialOutcome(solve=solve, verify=verify, reward=reward, xtrace=xtrace)
+
+
+async def read_reward(box: Container) -> float | None:
+    txt = await box.read_file(P.CONTAINER_REWARD_TXT)
+    if txt is not None:
+        return parse_reward_txt(txt)
+    raw = await box.read_file(P.CONTAINER_REWARD_JSON)
+    return parse_reward_json(raw) if raw is not None else None
+
+
+def parse_reward_txt(raw: bytes) -> float:
+    try:
+        return float(raw.decode("utf-8", errors="replace").strip() or "0")
+    except ValueError:
+        return 0.0
+
+
+def parse_reward_json(raw: bytes) -> float:
+    """Harbor's flat dict: its `reward` key, else the lowest value (every part must pass)."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return 0.0
+    if isinstance(data, (int, float)):
+        return float(data)
+    if not isinstance(data, dict):
+        return 0.0
+    if isinstance(data.get("reward"), (int, float)):
+        return float(data["reward"])
+    values = [float(v) for v in data.values() if isinstance(v, (int, float))]
+    return min(values) if values else 0.0

@@ -1,0 +1,203 @@
+"""The acceptance contract of DESIGN section 3, run check by check in fresh containers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from pydantic import BaseModel, Field
+
+from rst_synth.sandbox import BuildError, Limits, Sandbox, SandboxError
+from rst_synth.task import Task, TaskPaths
+from rst_synth.task.metrics import executed_commands, solution_lines
+from rst_synth.validator.models import (
+    Check,
+    CheckResult,
+    MeasuredFigures,
+    Reason,
+    ValidationReport,
+    Verdict,
+)
+from rst_synth.validator.static import static_check
+from rst_synth.validator.trial import TrialOutcome, run_trial
+
+
+class ValidatorConfig(BaseModel):
+    """How validation runs; the contract itself is fixed."""
+
+    default_solve_timeout_sec: float = Field(default=600.0, gt=0)
+    """Time for solve.sh when task.toml sets no [agent].timeout_sec."""
+    max_containers: int = Field(default=4, ge=1)
+    """Containers alive at once across all validations of this validator."""
+    determinism: bool = True
+    """Run the oracle a second time in another fresh container."""
+
+
+class Validator:
+    """Validates tasks against the contract; one instance shares its container budget."""
+
+    def __init__(self, sandbox: Sandbox, config: ValidatorConfig | None = None) -> None:
+        self.sandbox = sandbox
+        self.config = config or ValidatorConfig()
+        self._slots = asyncio.Semaphore(self.config.max_containers)
+
+    async def validate(self, task: Task, parent: Task | None = None) -> ValidationReport:
+        started = time.monotonic()
+        report = ValidationReport(
+            task=task.name,
+            path=str(task.source_dir) if task.source_dir else None,
+            parent=parent.name if parent else None,
+        )
+        try:
+            await self._run_checks(task, parent, report)
+        finally:
+            report.duration_sec = time.monotonic() - started
+        return report
+
+    async def _run_checks(self, task: Task, parent: Task | None, report: ValidationReport) -> None:
+        static = static_check(task)
+        report.checks.append(static)
+        if not static.passed:
+            self._skip_rest(report, after=Check.STATIC, parent=parent)
+            return
+        report.figures.solution_lines = solution_lines(task)
+
+        build = await self._build(task, report)
+        report.checks.append(build)
+        if not build.passed:
+            self._skip_rest(report, after=Check.BUILD, parent=parent)
+            return
+
+        oracle, nop = await asyncio.gather(self._oracle(task, report), self._nop(task, report))
+        report.checks += [oracle, nop]
+        if not oracle.passed:
+            self._skip_rest(report, after=Check.NOP, parent=parent)
+            return
+        later = [self._determinism(task, report)] if self.config.determinism else []
+        if parent is not None:
+            later.append(self._parent(task, parent, report))
+        report.checks += await asyncio.gather(*later)
+        if parent is None:
+            report.checks.append(_skipped(Check.PARENT, Reason.NO_PARENT, "no parent given"))
+
+    async def _build(self, task: Task, report: ValidationReport) -> CheckResult:
+        started = time.monotonic()
+        try:
+            info = await self.sandbox.ensure_image(
+                task.files_under(TaskPaths.ENVIRONMENT_DIR),
+                task.environment_hash(),
+                timeout=task.config.environment.build_timeout_sec,
+            )
+        except BuildError as exc:
+            reason = Reason.BUILD_TIMEOUT if exc.timed_out else Reason.BUILD_FAILED
+            return CheckResult(
+                check=Check.BUILD, verdict=Verdict.FAIL, reason=reason, detail=str(exc)[:300],
+                duration_sec=time.monotonic() - started, output_tail=exc.log_tail,
+            )
+        except SandboxError as exc:
+            return _sandbox_error(Check.BUILD, exc, started)
+        report.image = info.tag
+        report.figures.build_sec = round(info.build_sec, 3)
+        detail = "built" if info.built else "cached"
+        return CheckResult(check=Check.BUILD, verdict=Verdict.PASS, reason=Reason.OK, detail=detail,
+                           duration_sec=time.monotonic() - started)
+
+    async def _trial(self, task: Task, image: str, solution: dict[str, bytes] | None, trace: bool = False) -> TrialOutcome:
+        env = task.config.environment
+        limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
+        async with self._slots:
+            return await run_trial(
+                self.sandbox, image, limits,
+                solution=solution,
+                tests=task.files_under(TaskPaths.TESTS_DIR),
+                solve_timeout=task.config.agent.timeout_sec or self.config.default_solve_timeout_sec,
+                verify_timeout=task.config.verifier.timeout_sec,
+                trace=trace,
+            )
+
+    async def _oracle(self, task: Task, report: ValidationReport) -> CheckResult:
+        async def run() -> CheckResult:
+            outcome = await self._trial(task, report.image or "", task.files_under(TaskPaths.SOLUTION_DIR), trace=True)
+            if outcome.solve is not None:
+                report.figures.oracle_sec = round(outcome.solve.duration_sec, 3)
+            if outcome.xtrace is not None:
+                report.figures.executed_commands = executed_commands(outcome.xtrace)
+            return _expect(Check.ORACLE, outcome, want_solved=True, fail_reason=Reason.TESTS_FAILED)
+
+        return await _timed(Check.ORACLE, run)
+
+    async def _nop(self, task: Task, report: ValidationReport) -> CheckResult:
+        async def run() -> CheckResult:
+            outcome = await self._trial(task, report.image or "", None)
+            return _expect(Check.NOP, outcome, want_solved=False, fail_reason=Reason.NOP_PASSES)
+
+        return await _timed(Check.NOP, run)
+
+    async def _determinism(self, task: Task, report: ValidationReport) -> CheckResult:
+        async def run() -> CheckResult:
+            outcome = await self._trial(task, report.image or "", task.files_under(TaskPaths.SOLUTION_DIR))
+            return _expect(Check.DETERMINISM, outcome, want_solved=True, fail_reason=Reason.NONDETERMINISTIC)
+
+        return await _timed(Check.DETERMINISM, run)
+
+    async def _parent(self, task: Task, parent: Task, report: ValidationReport) -> CheckResult:
+        async def run() -> CheckResult:
+            outcome = await self._trial(task, report.image or "", parent.files_under(TaskPaths.SOLUTION_DIR))
+            return _expect(Check.PARENT, outcome, want_solved=False, fail_reason=Reason.PARENT_PASSES)
+
+        return await _timed(Check.PARENT, run)
+
+    @staticmethod
+    def _skip_rest(report: ValidationReport, after: Check, parent: Task | None) -> None:
+        order = list(Check)
+        for check in order[order.index(after) + 1 :]:
+            if report.result(check) is None:
+                report.checks.append(_skipped(check, Reason.EARLIER_CHECK_FAILED, f"{after.value} did not pass"))
+
+
+def _expect(check: Check, outcome: TrialOutcome, want_solved: bool, fail_reason: Reason) -> CheckResult:
+    """Turn a trial into a verdict: the oracle must reach reward 1, nop and parent must not."""
+    reward = outcome.reward if outcome.reward is not None else 0.0
+    tail = outcome.output_tail()
+    if outcome.solve is not None and outcome.solve.timed_out:
+        if not want_solved:  # a parent's solution that hangs has not solved the child
+            return CheckResult(check=check, verdict=Verdict.PASS, reason=Reason.OK, reward=0.0,
+                               detail="solution timed out", output_tail=tail)
+        return CheckResult(check=check, verdict=Verdict.FAIL, reason=Reason.SOLUTION_TIMEOUT, reward=None,
+                           detail=f"solve.sh ran past {outcome.solve.duration_sec:.0f}s and was killed", output_tail=tail)
+    if outcome.verify is not None and outcome.verify.timed_out:
+        return CheckResult(check=check, verdict=Verdict.FAIL, reason=Reason.VERIFIER_TIMEOUT,
+                           detail="test.sh ran past its timeout and was killed", output_tail=tail)
+    if outcome.solved == want_solved:
+        detail = "" if outcome.reward is not None else "no reward file (counted as 0)"
+        return CheckResult(check=check, verdict=Verdict.PASS, reason=Reason.OK, reward=reward, detail=detail, output_tail=tail)
+    if want_solved and outcome.reward is None:
+        fail_reason = Reason.NO_REWARD_FILE
+    detail = {
+        Reason.TESTS_FAILED: f"reward {reward:g} after the reference solution",
+        Reason.NO_REWARD_FILE: "test.sh wrote no /logs/verifier/reward.txt or reward.json",
+        Reason.NOP_PASSES: "the tests pass on the untouched environment",
+        Reason.NONDETERMINISTIC: f"reward {reward:g} on a second oracle run",
+        Reason.PARENT_PASSES: "the parent's solution already passes the new tests",
+    }.get(fail_reason, "")
+    return CheckResult(check=check, verdict=Verdict.FAIL, reason=fail_reason, reward=reward, detail=detail, output_tail=tail)
+
+
+async def _timed(check: Check, run: Callable[[], Awaitable[CheckResult]]) -> CheckResult:
+    started = time.monotonic()
+    try:
+        result = await run()
+    except SandboxError as exc:
+        return _sandbox_error(check, exc, started)
+    result.duration_sec = round(time.monotonic() - started, 3)
+    return result
+
+
+def _sandbox_error(check: Check, exc: Exception, started: float) -> CheckResult:
+    return CheckResult(check=check, verdict=Verdict.ERROR, reason=Reason.SANDBOX_ERROR, detail=str(exc)[:300],
+                       duration_sec=time.monotonic() - started)
+
+
+def _skipped(check: Check, reason: Reason, detail: str) -> CheckResult:
+    return CheckResult(check=check, verdict=Verdict.SKIP, reason=reason, detail=detail)
