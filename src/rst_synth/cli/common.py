@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from rst_synth.sandbox import Sandbox, SandboxError, make_sandbox
 from rst_synth.task import Task, TaskFormatError
@@ -25,7 +26,8 @@ err_console = Console(stderr=True)
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print one error line and return the Exit to raise."""
-    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    # Text, not markup: messages quote TOML tables like [verifier] that rich would swallow.
+    err_console.print(Text.assemble(("error: ", "red"), message), highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from rst_synth.cli.common import console, fail, load_task, open_sandbox, run_with_sandbox
 from rst_synth.task import Task
@@ -49,7 +50,7 @@ def validate_command(
     explicit_parent = load_task(parent) if parent else None
     parents = [resolve_parent(task, explicit_parent) for task in tasks]
     sandbox = open_sandbox(backend)
-    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * jobs, determinism=not no_determinism))
+    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * jobs, determinism_runs=0 if no_determinism else 1))
 
     async def work() -> list[ValidationReport]:
         gate = asyncio.Semaphore(jobs)
@@ -75,8 +76,8 @@ def validate_command(
         for report in reports:
             failure = report.first_failure
             if failure is not None:
-                console.print(f"[red]rejected[/red] {report.path}: {failure.check.value} -> "
-                              f"{failure.reason.value}: {failure.detail}", highlight=False, soft_wrap=True)
+                line = f"{report.path}: {failure.check.value} -> {failure.reason.value}: {failure.detail}"
+                console.print(Text.assemble(("rejected ", "red"), line), highlight=False, soft_wrap=True)
     if not all(r.accepted for r in reports):
         raise typer.Exit(1)
 

@@ -49,6 +49,7 @@ class Reason(str, Enum):
     NOP_PASSES = "tests_pass_without_work"
     NONDETERMINISTIC = "nondeterministic"
     PARENT_PASSES = "parent_solution_passes"
+    PARENT_MISMATCH = "parent_mismatch"
     NO_PARENT = "no_parent"
     EARLIER_CHECK_FAILED = "earlier_check_failed"
     SANDBOX_ERROR = "sandbox_error"

@@ -30,8 +30,8 @@ class ValidatorConfig(BaseModel):
     """Time for solve.sh when task.toml sets no [agent].timeout_sec."""
     max_containers: int = Field(default=4, ge=1)
     """Containers alive at once across all validations of this validator."""
-    determinism: bool = True
-    """Run the oracle a second time in another fresh container."""
+    determinism_runs: int = Field(default=1, ge=0)
+    """Extra oracle runs, each in another fresh container, that must all reach reward 1 (0: off)."""
 
 
 class Validator:
@@ -74,7 +74,7 @@ class Validator:
         if not oracle.passed:
             self._skip_rest(report, after=Check.NOP, parent=parent)
             return
-        later = [self._determinism(task, report)] if self.config.determinism else []
+        later = [self._determinism(task, report)] if self.config.determinism_runs else []
         if parent is not None:
             later.append(self._parent(task, parent, report))
         report.checks += await asyncio.gather(*later)
@@ -136,12 +136,21 @@ class Validator:
 
     async def _determinism(self, task: Task, report: ValidationReport) -> CheckResult:
         async def run() -> CheckResult:
-            outcome = await self._trial(task, report.image or "", task.files_under(TaskPaths.SOLUTION_DIR))
-            return _expect(Check.DETERMINISM, outcome, want_solved=True, fail_reason=Reason.NONDETERMINISTIC)
+            solution = task.files_under(TaskPaths.SOLUTION_DIR)
+            outcomes = await asyncio.gather(
+                *(self._trial(task, report.image or "", solution) for _ in range(self.config.determinism_runs))
+            )
+            worst = next((o for o in outcomes if not o.solved), outcomes[0])
+            return _expect(Check.DETERMINISM, worst, want_solved=True, fail_reason=Reason.NONDETERMINISTIC)
 
         return await _timed(Check.DETERMINISM, run)
 
     async def _parent(self, task: Task, parent: Task, report: ValidationReport) -> CheckResult:
+        lineage = task.config.metadata.lineage
+        if lineage is not None and lineage.parent and lineage.parent != parent.name:
+            return CheckResult(check=Check.PARENT, verdict=Verdict.FAIL, reason=Reason.PARENT_MISMATCH,
+                               detail=f"task.toml names parent {lineage.parent!r}, given {parent.name!r}")
+
         async def run() -> CheckResult:
             outcome = await self._trial(task, report.image or "", parent.files_under(TaskPaths.SOLUTION_DIR))
             return _expect(Check.PARENT, outcome, want_solved=False, fail_reason=Reason.PARENT_PASSES)

@@ -1,0 +1,3 @@
+from rst_synth.cli.main import app
+
+app(prog_name="rst")
