@@ -32,3 +32,15 @@ def solution_lines(task: Task) -> int:
 def executed_commands(xtrace: str) -> int:
     """Simple commands in a bash xtrace log: each starts a line with PS4's `+` (one per level)."""
     return sum(1 for line in xtrace.splitlines() if _XTRACE_LINE.match(line))
+
+
+def difficulty(executed: int | None, lines: int | None) -> str | None:
+    """A label computed from measured size, so it never goes stale across rounds."""
+    if executed is None and lines is None:
+        return None
+    size = max(executed or 0, lines or 0)
+    if size < 60:
+        return "easy"
+    if size < 200:
+        return "medium"
+    return "hard"

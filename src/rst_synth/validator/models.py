@@ -103,6 +103,13 @@ class ValidationReport(BaseModel):
     def result(self, check: Check) -> CheckResult | None:
         return next((c for c in self.checks if c.check is check), None)
 
+    def result_of(self, name: str) -> CheckResult:
+        """The result of a check by its name; KeyError when it did not run."""
+        found = self.result(Check(name))
+        if found is None:
+            raise KeyError(name)
+        return found
+
     def summary(self) -> dict[str, object]:
         """JSON-friendly form including the derived verdict."""
         data = self.model_dump(mode="json")

@@ -1,0 +1,103 @@
+"""`rst extend`: make K validated children of one task."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from rst_synth.cli.common import console, err_console, fail, load_task, open_sandbox, run_with_sandbox
+from rst_synth.proposers import Proposal, ProposalError, make_proposer
+from rst_synth.task import Metrics, Task
+from rst_synth.task.metrics import difficulty
+from rst_synth.validator import ValidationReport, Validator, ValidatorConfig
+
+
+def record_figures(task: Task, report: ValidationReport, repairs: int, proposal: Proposal | None = None) -> None:
+    """Write what validation measured into the task's [metadata.metrics]."""
+    figures = report.figures
+    usage = proposal.usage if proposal else None
+    task.config.metadata.metrics = Metrics(
+        solution_lines=figures.solution_lines, executed_commands=figures.executed_commands,
+        oracle_sec=figures.oracle_sec, build_sec=figures.build_sec, repair_attempts=repairs,
+        tokens_in=usage.tokens_in if usage else None, tokens_out=usage.tokens_out if usage else None,
+        cost_usd=usage.cost_usd if usage else None,
+    )
+    task.config.metadata.difficulty = difficulty(figures.executed_commands, figures.solution_lines)
+
+
+def extend_command(
+    task_dir: Annotated[Path, typer.Argument(help="The parent task directory.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory that receives the accepted children.")],
+    proposer_name: Annotated[str, typer.Option("--proposer", help="Proposer: procedural (offline) or llm.")] = "procedural",
+    count: Annotated[int, typer.Option("-n", "--count", min=1, help="Children to make.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the first child; child i uses seed + i.")] = 0,
+    repairs: Annotated[int, typer.Option("--repairs", min=0, help="Repair attempts after a rejection.")] = 2,
+    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
+) -> None:
+    """Extend one task into K children, each validated against it (the parent check included).
+
+    Accepted children are written to OUT/<child-name>/ with their measured figures in task.toml.
+    Exit status 0 only when all K children were accepted.
+    """
+    parent = load_task(task_dir)
+    sandbox = open_sandbox(backend)
+    try:
+        proposer = make_proposer(proposer_name, sandbox=sandbox)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    validator = Validator(sandbox, ValidatorConfig())
+
+    async def one(index: int) -> tuple[int, Task | None, ValidationReport | None, str]:
+        try:
+            proposal = await proposer.propose(parent, seed=seed + index)
+        except ProposalError as exc:
+            return index, None, None, str(exc)
+        for attempt in range(repairs + 1):
+            report = await validator.validate(proposal.task, parent)
+            if report.accepted:
+                record_figures(proposal.task, report, attempt, proposal)
+                return index, proposal.task, report, ""
+            if attempt == repairs:
+                break
+            try:
+                proposal = await proposer.repair(parent, proposal, report, attempt=attempt + 1)
+            except ProposalError as exc:
+                return index, None, report, str(exc)
+        failure = report.first_failure
+        return index, None, report, f"{failure.check.value}: {failure.reason.value}" if failure else "rejected"
+
+    async def work() -> list[tuple[int, Task | None, ValidationReport | None, str]]:
+        results = []
+        with console.status("extending") as status:
+            for index in range(count):
+                status.update(f"child {index + 1}/{count} of {parent.short_name}")
+                results.append(await one(index))
+        return results
+
+    results = run_with_sandbox(sandbox, work)
+    table = Table(title=f"children of {parent.name}")
+    for column in ("seed", "child", "steps", "lines", "cmds", "result"):
+        table.add_column(column)
+    accepted = 0
+    for index, child, report, why in results:
+        if child is None:
+            table.add_row(str(seed + index), "-", "-", "-", "-", f"[red]rejected[/red] {why}")
+            continue
+        target = out / child.short_name
+        lineage = child.config.metadata.lineage
+        if lineage is not None:
+            lineage.parent_path = os.path.relpath(task_dir.resolve(), target.resolve())
+        child.save(target, overwrite=True)
+        accepted += 1
+        figures = report.figures if report else None
+        table.add_row(str(seed + index), str(target), ", ".join(lineage.steps if lineage else []),
+                      str(figures.solution_lines if figures else "-"), str(figures.executed_commands if figures else "-"),
+                      "[green]accepted[/green]")
+    console.print(table)
+    if accepted < count:
+        err_console.print(f"{count - accepted} of {count} children rejected")
+        raise typer.Exit(1)

@@ -1,0 +1,208 @@
+"""What a solution produced, by kind, with the details operators need to build on it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import tempfile
+import tomllib
+from enum import Enum
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+SAMPLE_CHARS = 4000
+
+
+class Kind(str, Enum):
+    CSV = "csv"
+    JSON = "json"
+    TEXT = "text"
+    """Logs and other line-oriented text."""
+    SQLITE = "sqlite"
+    GIT = "git"
+    """A git repository; `path` is its work tree."""
+    ARCHIVE = "archive"
+    C_SOURCE = "c_source"
+    PYTHON_SOURCE = "python_source"
+    SHELL_SCRIPT = "shell_script"
+    EXECUTABLE = "executable"
+    CONFIG = "config"
+    """INI, TOML, YAML, .conf."""
+    BINARY = "binary"
+
+
+class Artifact(BaseModel):
+    """One file (or repository) the parent's solution created or changed."""
+
+    path: str
+    """Absolute path inside the container."""
+    kind: Kind
+    size: int = 0
+    new: bool = True
+    """False when the file existed in the image and the solution modified it."""
+    executable: bool = False
+    details: dict[str, Any] = Field(default_factory=dict)
+    """Kind-specific facts: csv `header`/`numeric`/`categorical`/`rows`/`delimiter`, json `type`/`keys`/
+    `numeric_keys`/`string_keys`/`length`, text `lines`, sqlite `tables` {name: [columns]} and `rows`,
+    archive `format`/`members`, git `commits`/`branch`, config `format`/`sections`."""
+    sample: str = ""
+    """The first few thousand characters of text content."""
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.path).name
+
+    @property
+    def stem(self) -> str:
+        return PurePosixPath(self.path).stem
+
+    @property
+    def directory(self) -> str:
+        return str(PurePosixPath(self.path).parent)
+
+
+def classify(path: str, content: bytes, executable: bool = False) -> tuple[Kind, dict[str, Any], str]:
+    """Kind, details and text sample of a file from its name and bytes."""
+    suffix = PurePosixPath(path).suffix.lower()
+    name = PurePosixPath(path).name.lower()
+    if content.startswith(b"SQLite format 3\x00"):
+        return Kind.SQLITE, _sqlite_details(content), ""
+    if content.startswith(b"\x7fELF"):
+        return Kind.EXECUTABLE, {}, ""
+    archive = _archive_format(name, content)
+    if archive:
+        return Kind.ARCHIVE, {"format": archive}, ""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return Kind.BINARY, {}, ""
+    sample = text[:SAMPLE_CHARS]
+    if suffix == ".c" or suffix == ".h":
+        return Kind.C_SOURCE, {"lines": text.count("\n")}, sample
+    if suffix == ".py":
+        return Kind.PYTHON_SOURCE, {"lines": text.count("\n")}, sample
+    if suffix == ".sh" or text.startswith("#!"):
+        kind = Kind.SHELL_SCRIPT if suffix == ".sh" or "sh" in text.split("\n", 1)[0] else Kind.EXECUTABLE
+        return kind, {"lines": text.count("\n")}, sample
+    if suffix == ".json":
+        details = _json_details(text)
+        if details is not None:
+            return Kind.JSON, details, sample
+    if suffix in (".csv", ".tsv"):
+        details = _csv_details(text, "\t" if suffix == ".tsv" else ",")
+        if details is not None:
+            return Kind.CSV, details, sample
+    config = _config_details(suffix, text)
+    if config is not None:
+        return Kind.CONFIG, config, sample
+    return Kind.TEXT, {"lines": len(text.splitlines())}, sample
+
+
+def _number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return value.strip() != ""
+
+
+def _csv_details(text: str, delimiter: str) -> dict[str, Any] | None:
+    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    if len(rows) < 2 or len(rows[0]) < 2 or any(len(r) != len(rows[0]) for r in rows if r):
+        return None
+    header, body = rows[0], [r for r in rows[1:] if r]
+    if any(_number(h) for h in header):
+        return None  # no header row: operators need column names
+    numeric = [h for i, h in enumerate(header) if all(_number(r[i]) for r in body)]
+    categorical = [
+        h for i, h in enumerate(header)
+        if h not in numeric and 1 < len({r[i] for r in body}) <= max(2, len(body) // 2)
+    ]
+    return {"header": header, "numeric": numeric, "categorical": categorical, "rows": len(body), "delimiter": delimiter}
+
+
+def _json_details(text: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(data, list):
+        records = [d for d in data if isinstance(d, dict)]
+        if records and len(records) == len(data):
+            keys = sorted(set.intersection(*(set(d) for d in records)))
+            return {
+                "type": "records",
+                "length": len(data),
+                "keys": keys,
+                "numeric_keys": [k for k in keys if all(_is_num(d[k]) for d in records)],
+                "string_keys": [k for k in keys if all(isinstance(d[k], str) for d in records)],
+            }
+        return {"type": "array", "length": len(data)}
+    if isinstance(data, dict):
+        return {
+            "type": "object",
+            "keys": sorted(data),
+            "numeric_keys": sorted(k for k, v in data.items() if _is_num(v)),
+            "string_keys": sorted(k for k, v in data.items() if isinstance(v, str)),
+        }
+    return {"type": "scalar"}
+
+
+def _is_num(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _config_details(suffix: str, text: str) -> dict[str, Any] | None:
+    if suffix == ".toml":
+        try:
+            return {"format": "toml", "sections": sorted(k for k, v in tomllib.loads(text).items() if isinstance(v, dict))}
+        except tomllib.TOMLDecodeError:
+            return None
+    if suffix in (".ini", ".cfg", ".conf"):
+        import configparser
+
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            return {"format": "conf", "sections": []}
+        return {"format": "ini", "sections": parser.sections()}
+    if suffix in (".yaml", ".yml"):
+        return {"format": "yaml", "sections": []}
+    return None
+
+
+def _archive_format(name: str, content: bytes) -> str | None:
+    if content.startswith(b"\x1f\x8b"):
+        return "tar.gz" if name.endswith((".tar.gz", ".tgz")) else "gz"
+    if content.startswith(b"PK\x03\x04"):
+        return "zip"
+    if len(content) > 262 and content[257:262] == b"ustar":
+        return "tar"
+    if content.startswith(b"BZh"):
+        return "bz2"
+    if content.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    return None
+
+
+def _sqlite_details(content: bytes) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "db.sqlite"
+        db.write_bytes(content)
+        try:
+            con = sqlite3.connect(db)
+            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' "
+                                                "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+            columns = {t: [(r[1], (r[2] or "").upper()) for r in con.execute(f'PRAGMA table_info("{t}")')] for t in tables}
+            rows = {t: con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
+            views = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='view' ORDER BY name")]
+            con.close()
+        except sqlite3.Error:
+            return {"tables": {}, "rows": {}, "views": []}
+    return {"tables": {t: [c for c, _ in cols] for t, cols in columns.items()},
+            "types": {t: dict(cols) for t, cols in columns.items()}, "rows": rows, "views": views}

@@ -1,0 +1,125 @@
+"""Artifact discovery: run a task's reference solution and see what it produced or changed."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import PurePosixPath
+
+from pydantic import BaseModel, Field
+
+from rst_synth.proposers.base import ProposalError
+from rst_synth.proposers.procedural.artifacts import Artifact, Kind, classify
+from rst_synth.sandbox import Limits, Sandbox, files_of_tar
+from rst_synth.task import Task, TaskPaths
+
+SCAN_ROOTS = ("/app", "/etc", "/opt", "/srv", "/home", "/root", "/usr/local", "/var/lib", "/var/backups", "/data", "/workspace")
+PRUNE = ("/proc", "/sys", "/dev", "/run", "/tmp", "/logs", "/solution", "/tests", "/var/lib/dpkg", "/var/lib/apt",
+         "/var/cache", "/root/.cache", "/usr/local/lib/python3", "/etc/ld.so.cache")
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_ARTIFACTS = 60
+TOOLS = ("python3", "sqlite3", "jq", "git", "gcc", "make", "tar", "gzip", "zip", "unzip", "sha256sum", "md5sum",
+         "awk", "sed", "sort", "curl", "xz", "bzip2", "file", "diff", "apt-get", "cron", "openssl", "perl")
+
+
+class Discovery(BaseModel):
+    """What the parent's solution left behind, and what the image offers to build on it."""
+
+    workdir: str
+    artifacts: list[Artifact] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list)
+    python_modules: list[str] = Field(default_factory=list)
+    """Of yaml, sqlite3: the optional Python modules a test may import."""
+
+    def has_tool(self, tool: str) -> bool:
+        return tool in self.tools
+
+    def of_kind(self, *kinds: Kind) -> list[Artifact]:
+        return [a for a in self.artifacts if a.kind in kinds]
+
+    def paths(self) -> set[str]:
+        return {a.path for a in self.artifacts}
+
+
+def _listing_command() -> str:
+    prune = " -o ".join(f"-path {p}" for p in PRUNE)
+    roots = " ".join(SCAN_ROOTS)
+    return (f"for r in {roots}; do [ -e \"$r\" ] && echo \"$r\"; done | xargs -r -I{{}} "
+            f"find {{}} -xdev \\( {prune} -o -name __pycache__ \\) -prune -o -type f "
+            "-printf '%p\\t%s\\t%T@\\t%m\\n' 2>/dev/null | sort")
+
+
+def _parse_listing(text: str) -> dict[str, tuple[int, str, int]]:
+    entries: dict[str, tuple[int, str, int]] = {}
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 4 and parts[1].isdigit():
+            entries[parts[0]] = (int(parts[1]), parts[2], int(parts[3], 8))
+    return entries
+
+
+async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> Discovery:
+    """Run `task`'s solve.sh in a fresh container and classify every file it created or changed."""
+    env = task.config.environment
+    image = await sandbox.ensure_image(task.files_under(TaskPaths.ENVIRONMENT_DIR), task.environment_hash(),
+                                       timeout=env.build_timeout_sec)
+    limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
+    listing = _listing_command()
+    async with sandbox.container(image.tag, limits) as box:
+        workdir = (await box.exec("pwd", timeout=30)).output.strip() or "/"
+        before = _parse_listing((await box.exec(listing, timeout=120)).output)
+        await box.put_files(task.files_under(TaskPaths.SOLUTION_DIR), TaskPaths.CONTAINER_SOLUTION_DIR)
+        await box.exec(f"mkdir -p {TaskPaths.CONTAINER_AGENT_LOGS} {TaskPaths.CONTAINER_VERIFIER_LOGS}", timeout=30)
+        solve = await box.exec(f"bash {TaskPaths.CONTAINER_SOLUTION_DIR}/solve.sh", timeout=timeout)
+        if not solve.ok:
+            raise ProposalError("parent_solution_failed", solve.tail(500))
+        after = _parse_listing((await box.exec(listing, timeout=120)).output)
+        tools_out = await box.exec(
+            f"for t in {' '.join(TOOLS)}; do command -v $t >/dev/null 2>&1 && echo $t; done; "
+            "for m in yaml sqlite3; do python3 -c \"import $m\" 2>/dev/null && echo py:$m; done; true",
+            timeout=30,
+        )
+        tools = [t for t in tools_out.output.split() if not t.startswith("py:")]
+        modules = [t[3:] for t in tools_out.output.split() if t.startswith("py:")]
+        changed = sorted(p for p, meta in after.items() if before.get(p) != meta)
+        artifacts = await _collect(box, changed, after, before, workdir)
+    return Discovery(workdir=workdir, artifacts=artifacts, tools=tools, python_modules=modules)
+
+
+async def _collect(box, changed: list[str], after: dict, before: dict, workdir: str) -> list[Artifact]:  # type: ignore[no-untyped-def]
+    artifacts: list[Artifact] = []
+    repos = sorted({p.split("/.git/", 1)[0] for p in changed if "/.git/" in p})
+    for repo in repos:
+        artifacts.append(await _git_artifact(box, repo, new=not any(k.startswith(repo + "/.git/") for k in before)))
+    # Files under the work directory first: they are the task's own outputs.
+    plain = [p for p in changed if "/.git/" not in p]
+    plain.sort(key=lambda p: (not p.startswith(workdir.rstrip("/") + "/"), p))
+    for path in plain[:MAX_ARTIFACTS]:
+        size, _, mode = after[path]
+        content = b""
+        if size <= MAX_FILE_BYTES:
+            raw = await box.get_archive(PurePosixPath(path))
+            content = next(iter(files_of_tar(raw, strip_top=False).values()), b"") if raw else b""
+        kind, details, sample = classify(path, content, executable=bool(mode & 0o111))
+        artifacts.append(Artifact(path=path, kind=kind, size=size, new=path not in before,
+                                  executable=bool(mode & 0o111), details=details, sample=sample))
+    return artifacts
+
+
+async def _git_artifact(box, repo: str, new: bool) -> Artifact:  # type: ignore[no-untyped-def]
+    q = shlex.quote(repo)
+    out = await box.exec(
+        f"cd {q} && git rev-parse --abbrev-ref HEAD && git rev-list --count HEAD && "
+        "git ls-files | head -n 200 && echo '--tags--' && git tag", timeout=60)
+    lines = out.output.splitlines()
+    details: dict[str, object] = {}
+    if out.ok and len(lines) >= 2:
+        files, tags, seen_tags = [], [], False
+        for line in lines[2:]:
+            if line == "--tags--":
+                seen_tags = True
+            elif seen_tags:
+                tags.append(line)
+            else:
+                files.append(line)
+        details = {"branch": lines[0], "commits": int(lines[1]) if lines[1].isdigit() else 0, "files": files, "tags": tags}
+    return Artifact(path=repo, kind=Kind.GIT, new=new, details=details)

@@ -1,0 +1,114 @@
+"""Step operators: one small, verified extension of a workflow, built on an earlier artifact.
+
+An operator has a precondition (`applies`: which artifacts and tools it needs), and `build`
+returns a Step: the shell code appended to the solution, the pytest checks added to the
+verifier (computed by the test from the consumed artifact, never frozen copies of our own
+output), the instruction text, and the artifacts it produces so a later step can chain on.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from pydantic import BaseModel, Field
+
+from rst_synth.proposers.procedural.artifacts import Artifact, Kind
+from rst_synth.proposers.procedural.discovery import Discovery
+
+
+class Step(BaseModel):
+    """What one operator adds to a task."""
+
+    operator: str
+    consumes: str
+    """Path of the artifact the step builds on."""
+    solution: str
+    """Bash appended to solve.sh; runs after the parent's workflow, `set -e` may be on."""
+    tests: str
+    """Python source of pytest test functions (module-level imports go in `imports`)."""
+    imports: list[str] = Field(default_factory=list)
+    """Modules the tests import, e.g. ["json", "csv"]."""
+    instruction: str
+    """Markdown paragraph stating every behaviour the tests check (paths, formats, order)."""
+    apt_packages: list[str] = Field(default_factory=list)
+    """Debian packages the step needs; added to the Dockerfile where the image lacks them."""
+    produces: list[Artifact] = Field(default_factory=list)
+
+
+@dataclass
+class StepContext:
+    """What an operator may use besides the artifact it consumes."""
+
+    discovery: Discovery
+    rng: random.Random
+    taken_paths: set[str] = field(default_factory=set)
+    """Paths that exist already or that earlier steps of this child write: never reuse one."""
+    tag: str = "s1"
+    """Short unique tag of this step within the lineage, for names that must not collide."""
+
+    def output_path(self, artifact: Artifact, suffix: str, ext: str) -> str:
+        """A fresh output path next to `artifact`: <dir>/<stem>_<suffix>.<ext>."""
+        directory = artifact.directory if artifact.kind is not Kind.GIT else str(PurePosixPath(artifact.path).parent)
+        stem = re.sub(r"[^A-Za-z0-9_]+", "_", artifact.stem)[:40]
+        candidate = f"{directory}/{stem}_{suffix}.{ext}"
+        n = 2
+        while candidate in self.taken_paths:
+            candidate = f"{directory}/{stem}_{suffix}{n}.{ext}"
+            n += 1
+        self.taken_paths.add(candidate)
+        return candidate
+
+
+class Operator:
+    """Base of all operators; subclasses set `name`, `kinds`, and implement `build`."""
+
+    name: str = ""
+    kinds: tuple[Kind, ...] = ()
+    tools: tuple[str, ...] = ()
+    """Tools the step runs; when the image lacks one, `apt_packages` must install it."""
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        """Precondition beyond the artifact kind (override to look at details)."""
+        return True
+
+    def can_use(self, artifact: Artifact, discovery: Discovery) -> bool:
+        if artifact.kind not in self.kinds:
+            return False
+        if not all(discovery.has_tool(t) or t in _INSTALLABLE for t in self.tools):
+            return False
+        if any(not discovery.has_tool(t) for t in self.tools) and not discovery.has_tool("apt-get"):
+            return False
+        return self.applies(artifact, discovery)
+
+    def missing_packages(self, discovery: Discovery) -> list[str]:
+        return sorted({_INSTALLABLE[t] for t in self.tools if not discovery.has_tool(t) and t in _INSTALLABLE})
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        raise NotImplementedError
+
+
+_INSTALLABLE = {"sqlite3": "sqlite3", "jq": "jq", "git": "git", "gcc": "gcc", "make": "make", "zip": "zip",
+                "unzip": "unzip", "xz": "xz-utils", "bzip2": "bzip2", "file": "file", "openssl": "openssl",
+                "python3": "python3", "curl": "curl", "diff": "diffutils", "perl": "perl"}
+"""Tool -> the Debian package that provides it."""
+
+OPERATORS: dict[str, Operator] = {}
+
+
+def register(cls: type[Operator]) -> type[Operator]:
+    """Class decorator: add an operator to the library under its `name`."""
+    if not cls.name or cls.name in OPERATORS:
+        raise ValueError(f"operator name missing or taken: {cls.name!r}")
+    OPERATORS[cls.name] = cls()
+    return cls
+
+
+def q(value: str) -> str:
+    """Shell-quote a path or word for a step's bash."""
+    import shlex
+
+    return shlex.quote(value)
+
