@@ -49,24 +49,8 @@ def validate_command(
     tasks = [load_task(path) for path in task_dirs]
     explicit_parent = load_task(parent) if parent else None
     parents = [resolve_parent(task, explicit_parent) for task in tasks]
-    sandbox = open_sandbox(backend)
-    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * jobs, determinism_runs=0 if no_determinism else 1))
-
-    async def work() -> list[ValidationReport]:
-        gate = asyncio.Semaphore(jobs)
-        with Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=console, transient=True, disable=as_json) as progress:
-            bar = progress.add_task("validate", total=len(tasks))
-
-            async def one(task: Task, task_parent: Task | None) -> ValidationReport:
-                async with gate:
-                    report = await validator.validate(task, task_parent)
-                progress.advance(bar)
-                return report
-
-            return list(await asyncio.gather(*(one(t, p) for t, p in zip(tasks, parents))))
-
-    reports = run_with_sandbox(sandbox, work)
+    reports = run_validations(tasks, parents, jobs=jobs, backend=backend, quiet=as_json,
+                              determinism_runs=0 if no_determinism else 1)
     for report, path in zip(reports, task_dirs):
         report.path = str(path)
     if as_json:
@@ -83,6 +67,29 @@ def validate_command(
 
 
 _SHORT = {Check.DETERMINISM: "determ"}
+
+
+def run_validations(tasks: list[Task], parents: list[Task | None], *, jobs: int, backend: str,
+                    quiet: bool = False, determinism_runs: int = 1) -> list[ValidationReport]:
+    """Validate tasks concurrently (at most `jobs` at once) with a progress bar."""
+    sandbox = open_sandbox(backend)
+    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * jobs, determinism_runs=determinism_runs))
+
+    async def work() -> list[ValidationReport]:
+        gate = asyncio.Semaphore(jobs)
+        with Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, transient=True, disable=quiet) as progress:
+            bar = progress.add_task("validate", total=len(tasks))
+
+            async def one(task: Task, task_parent: Task | None) -> ValidationReport:
+                async with gate:
+                    report = await validator.validate(task, task_parent)
+                progress.advance(bar)
+                return report
+
+            return list(await asyncio.gather(*(one(t, p) for t, p in zip(tasks, parents))))
+
+    return run_with_sandbox(sandbox, work)
 
 
 def report_table(reports: list[ValidationReport]) -> Table:

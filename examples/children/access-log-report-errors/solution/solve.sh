@@ -1,14 +1,17 @@
 #!/bin/bash
 # Reference solution: count status codes and top clients with awk and sort.
 set -euo pipefail
-mkdir -p /app/report
+log=/app/logs/access.log
+out=/app/report
+test -s "$log"
+mkdir -p "$out"
 {
   echo "status,count"
-  awk '{print $9}' /app/logs/access.log | sort | uniq -c \
+  awk '{print $9}' "$log" | sort | uniq -c \
     | awk '{print $2 "," $1}' | sort -t, -k2,2nr -k1,1n
-} > /app/report/status_counts.csv
-awk '{print $1}' /app/logs/access.log | sort | uniq -c \
-  | awk '{print $2 " " $1}' | sort -k2,2nr -k1,1 | head -n 3 > /app/report/top_clients.txt
+} > "$out/status_counts.csv"
+awk '{print $1}' "$log" | sort | uniq -c \
+  | awk '{print $2 " " $1}' | sort -k2,2nr -k1,1 | head -n 3 > "$out/top_clients.txt"
 # New step: error figures from the status report and the log.
 total=$(awk -F, 'NR > 1 {s += $2} END {print s}' /app/report/status_counts.csv)
 errors=$(awk -F, 'NR > 1 && $1 >= 400 {s += $2} END {print s + 0}' /app/report/status_counts.csv)
