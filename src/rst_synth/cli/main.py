@@ -8,6 +8,9 @@ import typer
 
 from rst_synth import __version__
 from rst_synth.cli.common import setup_logging
+from rst_synth.cli.importer import import_app
+from rst_synth.cli.extend import extend_command
+from rst_synth.cli.seeds import seeds_app
 from rst_synth.cli.validate import validate_command
 
 app = typer.Typer(
@@ -32,3 +35,6 @@ def main(
 
 
 app.command("validate")(validate_command)
+app.command("extend")(extend_command)
+app.add_typer(import_app, name="import", help="Convert tasks from other formats (Terminal-Bench 1) to the Harbor layout.")
+app.add_typer(seeds_app, name="seeds", help="Inspect a library of seed tasks.")

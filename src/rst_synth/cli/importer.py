@@ -1,0 +1,121 @@
+"""`rst import`: convert tasks from other formats to the Harbor layout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from rst_synth.cli.common import console, fail
+from rst_synth.task import Task, TaskFormatError
+from rst_synth.task.tb1 import CONFIG as TB1_CONFIG
+from rst_synth.task.tb1 import convert_tb1, uses_original_runner
+
+import_app = typer.Typer(no_args_is_help=True, rich_markup_mode="rich",
+                         help="Convert tasks from other formats to the Harbor layout.")
+
+CONVERTED, SKIPPED, FAILED = "converted", "skipped", "failed"
+
+
+@dataclass
+class ImportResult:
+    source: Path
+    status: str
+    detail: str = ""
+    task: Task | None = None
+    target: Path | None = None
+
+
+def find_tb1_tasks(src: Path) -> list[Path]:
+    """`src` itself when it holds task.yaml; else its subdirectories when any of them does."""
+    if (src / TB1_CONFIG).is_file():
+        return [src]
+    children = sorted(p for p in src.iterdir() if p.is_dir() and not p.name.startswith("."))
+    tasks = [child for child in children if (child / TB1_CONFIG).is_file()]
+    # Neither a task nor a folder of tasks: convert it anyway so the skip says what is missing.
+    return tasks or [src]
+
+
+def import_one(src: Path, out: Path, force: bool, taken: set[str]) -> ImportResult:
+    """Convert and write one task; every problem becomes a result, never an exception."""
+    name = src.resolve().name
+    target = out / name
+    if name in taken:
+        return ImportResult(src, SKIPPED, f"another source in this run is also named {name!r}")
+    taken.add(name)
+    if target.exists() and not force:
+        return ImportResult(src, SKIPPED, f"{target} already exists (use --force to replace it)")
+    try:
+        task = convert_tb1(src)
+        task.save(target, overwrite=force)
+    except TaskFormatError as exc:
+        return ImportResult(src, SKIPPED, _relative_reason(src, exc))
+    except Exception as exc:  # noqa: BLE001 - one broken task must not stop the rest of the import
+        return ImportResult(src, FAILED, f"{type(exc).__name__}: {exc}")
+    return ImportResult(src, CONVERTED, task=task, target=target)
+
+
+def _relative_reason(src: Path, exc: TaskFormatError) -> str:
+    try:
+        where = exc.path.relative_to(src).as_posix()
+    except ValueError:
+        where = str(exc.path)
+    return f"{where}: {exc.problem}" if where != "." else exc.problem
+
+
+def tb1_command(
+    sources: Annotated[list[Path], typer.Argument(
+        metavar="SRC", exists=True, file_okay=False,
+        help="A TB1 task directory (with task.yaml), or a directory of them.")],
+    out: Annotated[Path, typer.Option("--out", "-o", file_okay=False,
+                                      help="Directory to write the tasks to, one OUT/<task dir name> each.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace tasks already in OUT.")] = False,
+) -> None:
+    """Convert Terminal-Bench 1 tasks (task.yaml, solution.sh, run-tests.sh, docker-compose.yaml).
+
+    Each task is written to OUT/<task dir name> as task [bold]tb1/<task dir name>[/bold]. A task that cannot be converted (solution.yaml, several compose services, ...) prints [bold]skipped SRC: reason[/bold] and the others still convert.
+
+    Exit status: 0 when every task converted; 1 when any was skipped or failed (the others are still written); 2 on a usage error.
+    """
+    task_dirs = [task for src in sources for task in find_tb1_tasks(src)]
+    if not task_dirs:
+        raise fail("no task directories found")
+    taken: set[str] = set()
+    results: list[ImportResult] = []
+    for task_dir in task_dirs:
+        result = import_one(task_dir, out, force, taken)
+        if result.status != CONVERTED:
+            console.print(f"{result.status} {escape(str(task_dir))}: {escape(result.detail)}",
+                          highlight=False, soft_wrap=True)
+        results.append(result)
+    console.print(results_table(results))
+    converted = sum(r.status == CONVERTED for r in results)
+    console.print(f"converted {converted} of {len(results)} task(s) to {escape(str(out))}", highlight=False)
+    if converted < len(results):
+        raise typer.Exit(1)
+
+
+def results_table(results: list[ImportResult]) -> Table:
+    table = Table(title="tb1 import")
+    table.add_column("source", overflow="fold")
+    table.add_column("result")
+    table.add_column("task", overflow="fold")
+    table.add_column("verifier")
+    table.add_column("network")
+    for result in results:
+        task = result.task
+        if task is None:
+            colour = "yellow" if result.status == SKIPPED else "red"
+            table.add_row(escape(result.source.name), f"[{colour}]{result.status}[/{colour}]", "", "", "")
+            continue
+        verifier = "run-tests.sh" if uses_original_runner(task) else "pytest (offline)"
+        network = task.config.environment.network_mode or "-"
+        table.add_row(escape(result.source.name), "[green]converted[/green]", escape(task.name), verifier, network)
+    return table
+
+
+import_app.command("tb1")(tb1_command)
