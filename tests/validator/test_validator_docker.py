@@ -96,3 +96,11 @@ def test_build_failure_is_reported_with_log(task_factory) -> None:
     build = report.result(Check.BUILD)
     assert (build.verdict, build.reason) == (Verdict.FAIL, Reason.BUILD_FAILED)
     assert report.result(Check.ORACLE).verdict is Verdict.SKIP
+
+
+def test_image_with_a_non_root_user_is_validated(task_factory) -> None:
+    from conftest import BASE_DOCKERFILE
+
+    dockerfile = BASE_DOCKERFILE + "RUN useradd -m agent && chown agent /app\nUSER agent\n"
+    report = validate(task_factory(dockerfile=dockerfile))
+    assert report.accepted, report.first_failure

@@ -65,9 +65,10 @@ class Container(Protocol):
     """One running container; created fresh for one check and removed after it."""
 
     async def exec(
-        self, command: str, *, timeout: float, env: dict[str, str] | None = None
+        self, command: str, *, timeout: float, env: dict[str, str] | None = None, user: str | None = None
     ) -> ExecResult:
-        """Run `command` with bash in the image's WORKDIR; on timeout the container is killed."""
+        """Run `command` with bash in the image's WORKDIR, as the image's USER unless `user` is
+        given; on timeout the container is killed."""
         ...
 
     async def put_files(

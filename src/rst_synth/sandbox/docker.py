@@ -184,10 +184,11 @@ class DockerContainer:
         self._api = sandbox._api
         self.id = container_id
 
-    async def exec(self, command: str, *, timeout: float, env: dict[str, str] | None = None) -> ExecResult:
+    async def exec(self, command: str, *, timeout: float, env: dict[str, str] | None = None,
+                   user: str | None = None) -> ExecResult:
         started = time.monotonic()
         exec_id = (await self._sandbox._call(
-            self._api.exec_create, self.id, ["bash", "-c", command], environment=env or None
+            self._api.exec_create, self.id, ["bash", "-c", command], environment=env or None, user=user or ""
         ))["Id"]
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._sandbox._pool, lambda: self._api.exec_start(exec_id))

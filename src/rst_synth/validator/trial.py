@@ -18,7 +18,7 @@ _TRACED_SOLVE = (
 )
 _PLAIN_SOLVE = f"bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
 _VERIFY = f"bash {P.CONTAINER_TESTS_DIR}/test.sh"
-_PREPARE = f"mkdir -p {P.CONTAINER_VERIFIER_LOGS} {P.CONTAINER_AGENT_LOGS}"
+_PREPARE = f"mkdir -p {P.CONTAINER_VERIFIER_LOGS} {P.CONTAINER_AGENT_LOGS} && chmod 777 {P.CONTAINER_VERIFIER_LOGS} {P.CONTAINER_AGENT_LOGS}"
 
 
 @dataclass
@@ -55,7 +55,8 @@ async def run_trial(
 ) -> TrialOutcome:
     """Run `solution` (if any) then `tests` in a fresh container and read the reward."""
     async with sandbox.container(image, limits) as box:
-        await box.exec(_PREPARE, timeout=30)
+        # The log folders belong to the harness, whatever USER the image ends with.
+        await box.exec(_PREPARE, timeout=30, user="root")
         solve = None
         xtrace = None
         if solution is not None:

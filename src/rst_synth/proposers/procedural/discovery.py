@@ -66,13 +66,14 @@ async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> D
     listing = _listing_command()
     async with sandbox.container(image.tag, limits) as box:
         workdir = (await box.exec("pwd", timeout=30)).output.strip() or "/"
-        before = _parse_listing((await box.exec(listing, timeout=120)).output)
+        before = _parse_listing((await box.exec(listing, timeout=120, user="root")).output)
         await box.put_files(task.files_under(TaskPaths.SOLUTION_DIR), TaskPaths.CONTAINER_SOLUTION_DIR)
-        await box.exec(f"mkdir -p {TaskPaths.CONTAINER_AGENT_LOGS} {TaskPaths.CONTAINER_VERIFIER_LOGS}", timeout=30)
+        await box.exec(f"mkdir -p {TaskPaths.CONTAINER_AGENT_LOGS} {TaskPaths.CONTAINER_VERIFIER_LOGS}", timeout=30,
+                       user="root")
         solve = await box.exec(f"bash {TaskPaths.CONTAINER_SOLUTION_DIR}/solve.sh", timeout=timeout)
         if not solve.ok:
             raise ProposalError("parent_solution_failed", solve.tail(500))
-        after = _parse_listing((await box.exec(listing, timeout=120)).output)
+        after = _parse_listing((await box.exec(listing, timeout=120, user="root")).output)
         tools_out = await box.exec(
             f"for t in {' '.join(TOOLS)}; do command -v $t >/dev/null 2>&1 && echo $t; done; "
             "for m in yaml sqlite3; do python3 -c \"import $m\" 2>/dev/null && echo py:$m; done; true",

@@ -1,0 +1,85 @@
+"""The procedural proposer as a whole: discovery, determinism, repair, chains."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import SEEDS, run_async
+from rst_synth.proposers import ProposalError, make_proposer
+from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
+from rst_synth.proposers.procedural.artifacts import Kind
+from rst_synth.task import Task, TaskPaths
+from rst_synth.validator import Validator
+from tests_support import discover_parent, parent_task
+
+SEED = SEEDS / "access-log-report"
+
+
+def test_registry_knows_procedural_and_rejects_unknown() -> None:
+    with pytest.raises(ValueError, match="unknown proposer 'nope'"):
+        make_proposer("nope")
+
+
+@pytest.mark.docker
+def test_discovery_finds_what_the_solution_made() -> None:
+    found = discover_parent(SEED)
+    by_path = {a.path: a for a in found.artifacts}
+    assert by_path["/app/report/status_counts.csv"].kind is Kind.CSV
+    assert by_path["/app/report/status_counts.csv"].details["header"] == ["status", "count"]
+    assert by_path["/app/report/top_clients.txt"].kind is Kind.TEXT
+    assert "/app/logs/access.log" not in by_path  # made by the image, not by the solution
+    assert found.workdir == "/app" and "python3" in found.tools
+
+
+@pytest.mark.docker
+def test_same_seed_gives_byte_identical_child(tmp_path) -> None:
+    parent = Task.load(SEED)
+
+    async def twice(sandbox):  # type: ignore[no-untyped-def]
+        first = await ProceduralProposer(sandbox).propose(parent, seed=11)
+        second = await ProceduralProposer(sandbox).propose(parent, seed=11)  # fresh discovery too
+        return first, second
+
+    first, second = run_async(twice)
+    a, b = first.task.save(tmp_path / "a"), second.task.save(tmp_path / "b")
+    files_a = {p.relative_to(a): p.read_bytes() for p in a.rglob("*") if p.is_file()}
+    files_b = {p.relative_to(b): p.read_bytes() for p in b.rglob("*") if p.is_file()}
+    assert files_a == files_b
+    lineage = first.task.config.metadata.lineage
+    assert lineage.parent == parent.name and lineage.round == 1 and lineage.steps == first.steps
+    assert first.task.solve_sh.startswith(parent.solve_sh.rstrip("\n"))
+    assert first.task.config.metadata.difficulty is None and first.task.config.metadata.metrics is None
+
+
+@pytest.mark.docker
+def test_no_applicable_operator_is_a_proposal_error(tmp_path) -> None:
+    parent = Task.load(parent_task(tmp_path, "true\n"))  # makes nothing an operator can use
+
+    async def work(sandbox):  # type: ignore[no-untyped-def]
+        return await ProceduralProposer(sandbox, ProceduralConfig(operators=["csv-group-totals"])).propose(parent, seed=0)
+
+    with pytest.raises(ProposalError, match="no_applicable_operator"):
+        run_async(work)
+
+
+@pytest.mark.docker
+def test_two_generation_chain_grows_and_each_child_is_accepted() -> None:
+    async def chain(sandbox):  # type: ignore[no-untyped-def]
+        proposer, validator = ProceduralProposer(sandbox), Validator(sandbox)
+        parent, reports = Task.load(SEED), []
+        for generation in range(2):
+            proposal = await proposer.propose(parent, seed=generation)
+            for attempt in range(3):
+                report = await validator.validate(proposal.task, parent)
+                if report.accepted:
+                    break
+                proposal = await proposer.repair(parent, proposal, report, attempt=attempt + 1)
+            assert report.accepted, report.first_failure
+            reports.append(report)
+            parent = proposal.task
+        return parent, reports
+
+    last, reports = run_async(chain)
+    assert last.config.metadata.lineage.round == 2
+    assert reports[0].figures.solution_lines < reports[1].figures.solution_lines
+    assert len([f for f in last.files if f.startswith(f"{TaskPaths.TESTS_DIR}/test_step_")]) >= 2
