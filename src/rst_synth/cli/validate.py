@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from rst_synth.cli.common import console, fail, load_task, open_sandbox, run_with_sandbox
+from rst_synth.cli.common import console, load_task, open_sandbox, run_with_sandbox
 from rst_synth.task import Task
 from rst_synth.validator import Check, ValidationReport, Validator, ValidatorConfig, Verdict
 

@@ -14,7 +14,6 @@ from rst_synth.task.metrics import executed_commands, solution_lines
 from rst_synth.validator.models import (
     Check,
     CheckResult,
-    MeasuredFigures,
     Reason,
     ValidationReport,
     Verdict,
