@@ -34,7 +34,7 @@ def extend_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory that receives the accepted children.")],
     proposer_name: Annotated[str, typer.Option("--proposer", help="Proposer: procedural (offline) or llm.")] = "procedural",
     count: Annotated[int, typer.Option("-n", "--count", min=1, help="Children to make.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the first child; child i uses seed + i.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the first child; later ones use seed + 1, + 2, ...")] = 0,
     repairs: Annotated[int, typer.Option("--repairs", min=0, help="Repair attempts after a rejection.")] = 2,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
@@ -71,11 +71,21 @@ def extend_command(
         return index, None, report, f"{failure.check.value}: {failure.reason.value}" if failure else "rejected"
 
     async def work() -> list[tuple[int, Task | None, ValidationReport | None, str]]:
-        results = []
+        # Different seeds can draw the same steps; such a child is made once, and another
+        # seed is tried instead, up to three tries per wanted child.
+        results: list[tuple[int, Task | None, ValidationReport | None, str]] = []
+        names: set[str] = set()
         with console.status("extending") as status:
-            for index in range(count):
-                status.update(f"child {index + 1}/{count} of {parent.short_name}")
-                results.append(await one(index))
+            for index in range(3 * count):
+                if len(names) == count:
+                    break
+                status.update(f"child {len(names) + 1}/{count} of {parent.short_name} (seed {seed + index})")
+                index, child, report, why = await one(index)
+                if child is not None and child.name in names:
+                    continue
+                if child is not None:
+                    names.add(child.name)
+                results.append((index, child, report, why))
         return results
 
     results = run_with_sandbox(sandbox, work)
@@ -99,5 +109,5 @@ def extend_command(
                       "[green]accepted[/green]")
     console.print(table)
     if accepted < count:
-        err_console.print(f"{count - accepted} of {count} children rejected")
+        err_console.print(f"{accepted} of {count} distinct children accepted")
         raise typer.Exit(1)
