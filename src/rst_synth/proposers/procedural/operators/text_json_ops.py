@@ -1,0 +1,225 @@
+"""Operators on line-oriented text, and helpers shared with the JSON and config operators (json_config_ops)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+from typing import Any
+
+from rst_synth.proposers.procedural.artifacts import SAMPLE_CHARS, Artifact, Kind, classify
+from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.csv_ops import slug
+
+MAX_TEXT_BYTES = 4 * 1024 * 1024
+LINE_DEF = ("lines are the pieces of the file between `\\n` characters (a final newline does not start another "
+            "line, and a `\\r` stays part of its line)")
+SRC_LINES = '''
+def src_lines(path):
+    lines = pathlib.Path(path).read_bytes().decode("utf-8").split("\\n")
+    return lines[:-1] if lines[-1] == "" else lines
+'''
+SAME_TEXT = '''
+def assert_same_text(path, want):
+    got = pathlib.Path(path).read_bytes().decode("utf-8")
+    assert got == want or got + "\\n" == want, (got[:500], want[:500])
+'''
+
+
+def complete_sample(artifact: Artifact) -> str | None:
+    """The artifact's whole text when its sample holds all of it, else None."""
+    sample = artifact.sample
+    return sample if sample and len(sample.encode("utf-8")) == artifact.size else None
+
+
+def split_lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def known_lines(artifact: Artifact) -> list[str]:
+    """The lines of the artifact that its sample holds completely."""
+    text = complete_sample(artifact)
+    return split_lines(text if text is not None else artifact.sample[:artifact.sample.rfind("\n") + 1])
+
+
+def function(code: str, name: str, **modules: Any) -> Any:
+    """The function `name` defined by `code`, the same source a step's solution and tests run."""
+    namespace: dict[str, Any] = dict(modules)
+    exec(code, namespace)
+    return namespace[name]
+
+
+def text_artifact(path: str, text: str | None, lines: int) -> Artifact:
+    """A produced text file: exact details when its whole text is known, else a lower bound of its lines."""
+    if text is None:
+        return Artifact(path=path, kind=Kind.TEXT, details={"lines": lines})
+    return Artifact(path=path, kind=Kind.TEXT, size=len(text.encode("utf-8")),
+                    details={"lines": len(split_lines(text))}, sample=text[:SAMPLE_CHARS])
+
+
+def data_artifact(path: str, text: str | None, kind: Kind, fallback: dict[str, Any]) -> Artifact:
+    """A produced JSON/CSV file, classified from its exact text when known."""
+    if text is not None:
+        found, details, sample = classify(path, text.encode("utf-8"))
+        if found is kind:
+            return Artifact(path=path, kind=kind, size=len(text.encode("utf-8")), details=details, sample=sample)
+    return Artifact(path=path, kind=kind, details=fallback)
+
+
+def step(op: Operator, artifact: Artifact, solution: str, tests: str, imports: list[str], instruction: str,
+         *produced: Artifact) -> Step:
+    return Step(operator=op.name, consumes=artifact.path, solution=solution, tests=tests, imports=imports,
+                instruction=instruction, produces=list(produced))
+
+
+class TextOperator(Operator):
+    kinds = (Kind.TEXT,)
+    tools = ("python3",)
+    max_lines = 10**9
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return 1 <= (artifact.details.get("lines") or 0) <= self.max_lines and artifact.size <= MAX_TEXT_BYTES
+
+
+STATS_PY = '''
+def stats(text):
+    words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
+    top = sorted(collections.Counter(words).items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+    return {"lines": len(text.split("\\n")) - text.endswith("\\n") if text else 0, "words": len(words),
+            "top_words": [{"word": w, "count": n} for w, n in top]}
+'''
+
+
+@register
+class TextLineStats(TextOperator):
+    """Line and word counts of a text file, with its most frequent words, as JSON."""
+
+    name = "text-line-stats"
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        out = ctx.output_path(artifact, "stats", "json")
+        solution = f"""python3 - <<'PY'
+import collections, json, pathlib, re
+{STATS_PY}
+text = pathlib.Path({artifact.path!r}).read_bytes().decode("utf-8")
+pathlib.Path({out!r}).write_text(json.dumps(stats(text), indent=2) + "\\n")
+PY"""
+        tests = f"""
+SRC, OUT = {artifact.path!r}, {out!r}
+{STATS_PY}
+
+def test_{ctx.tag}_line_and_word_stats():
+    want = stats(pathlib.Path(SRC).read_bytes().decode("utf-8"))
+    assert json.loads(pathlib.Path(OUT).read_text()) == want
+"""
+        instruction = (
+            f"Next, write statistics of `{artifact.path}` to `{out}` as a JSON object with exactly three keys: "
+            f"`lines`, the number of lines ({LINE_DEF}); `words`, the number of words, where a word is a maximal "
+            "run of ASCII letters and digits (`[A-Za-z0-9]+`) and words are compared lowercased; and `top_words`, "
+            "an array of the 5 most frequent lowercased words (fewer if there are fewer distinct words), each an "
+            "object `{\"word\": ..., \"count\": ...}`, ordered by count (largest first), ties broken by the word "
+            "in ascending order."
+        )
+        text = complete_sample(artifact)
+        stats = function(STATS_PY, "stats", re=re, collections=collections)
+        known = None if text is None else json.dumps(stats(text), indent=2) + "\n"
+        produced = data_artifact(out, known, Kind.JSON, {"type": "object", "keys": ["lines", "top_words", "words"],
+                                                         "numeric_keys": ["lines", "words"], "string_keys": []})
+        return step(self, artifact, solution, tests, ["collections", "json", "re"], instruction, produced)
+
+
+@register
+class TextPatternCount(TextOperator):
+    """Lines containing a token of the file, numbered as `grep -n` prints them, and their count."""
+
+    name = "text-pattern-count"
+
+    @staticmethod
+    def tokens(artifact: Artifact) -> list[str]:
+        """Words of the sample (a prefix of the file, so each occurs in it)."""
+        return sorted(set(re.findall(r"[A-Za-z][A-Za-z0-9_]{2,23}", artifact.sample)))
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return super().applies(artifact, discovery) and bool(self.tokens(artifact))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        found, lines = self.tokens(artifact), known_lines(artifact)
+        partial = [t for t in found if 0 < sum(t in line for line in lines) < len(lines)]
+        token = ctx.rng.choice(partial or found)
+        out = ctx.output_path(artifact, f"{slug(token)}_lines", "txt")
+        count = ctx.output_path(artifact, f"{slug(token)}_count", "txt")
+        solution = f"""python3 - <<'PY'
+import pathlib
+{SRC_LINES}
+hits = [f"{{n}}:{{line}}\\n" for n, line in enumerate(src_lines({artifact.path!r}), 1) if {token!r} in line]
+pathlib.Path({out!r}).write_bytes("".join(hits).encode("utf-8"))
+pathlib.Path({count!r}).write_text(f"{{len(hits)}}\\n")
+PY"""
+        tests = f"""
+SRC, TOKEN, OUT, COUNT = {artifact.path!r}, {token!r}, {out!r}, {count!r}
+{SRC_LINES}{SAME_TEXT}
+
+def matches():
+    return [f"{{n}}:{{line}}\\n" for n, line in enumerate(src_lines(SRC), 1) if TOKEN in line]
+
+
+def test_{ctx.tag}_numbered_matching_lines():
+    assert_same_text(OUT, "".join(matches()))
+
+
+def test_{ctx.tag}_match_count():
+    assert pathlib.Path(COUNT).read_text().strip() == str(len(matches()))
+"""
+        instruction = (
+            f"Then find every line of `{artifact.path}` that contains the text `{token}` (case-sensitive, anywhere "
+            f"in the line, also inside a longer word), where {LINE_DEF}, and write those lines to `{out}` in file order, "
+            f"one per line, each prefixed with its 1-based line number in `{artifact.path}` and a colon (`N:line`, "
+            f"as `grep -n` prints them, nothing else in the file); also write the number of such lines as a plain "
+            f"integer to `{count}`."
+        )
+        prefix = "".join(f"{n}:{line}\n" for n, line in enumerate(lines, 1) if token in line)
+        produced = text_artifact(out, prefix if complete_sample(artifact) is not None else None, prefix.count("\n"))
+        produced.sample = produced.sample or prefix[:SAMPLE_CHARS]  # a prefix of the output all the same
+        return step(self, artifact, solution, tests, [], instruction, produced)
+
+
+UNIQ_PY = '''
+def unique_counts(lines):
+    counts = collections.Counter(lines)
+    return "".join(f"{n}\\t{line}\\n" for line, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+'''
+
+
+@register
+class TextUniqueCounts(TextOperator):
+    """Each distinct line with how often it occurs, most frequent first."""
+
+    name = "text-unique-counts"
+    max_lines = 100_000
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        out = ctx.output_path(artifact, "line_counts", "txt")
+        solution = f"""python3 - <<'PY'
+import collections, pathlib
+{SRC_LINES}{UNIQ_PY}
+pathlib.Path({out!r}).write_bytes(unique_counts(src_lines({artifact.path!r})).encode("utf-8"))
+PY"""
+        tests = f"""
+SRC, OUT = {artifact.path!r}, {out!r}
+{SRC_LINES}{SAME_TEXT}{UNIQ_PY}
+
+def test_{ctx.tag}_distinct_lines_with_counts():
+    assert_same_text(OUT, unique_counts(src_lines(SRC)))
+"""
+        instruction = (
+            f"Next, count how often each distinct line occurs in `{artifact.path}` ({LINE_DEF}; an empty line is a "
+            f"line too) and write one line per distinct line to `{out}`: the count as a plain integer (no padding), "
+            "a tab, then the line itself exactly as in the file. Order them by count (largest first), ties broken "
+            "by the line in ascending code-point order (the byte order of `LC_ALL=C sort`)."
+        )
+        lines = known_lines(artifact)
+        known = function(UNIQ_PY, "unique_counts", collections=collections)(lines)
+        produced = text_artifact(out, known if complete_sample(artifact) is not None else None, max(1, len(set(lines))))
+        return step(self, artifact, solution, tests, ["collections"], instruction, produced)
