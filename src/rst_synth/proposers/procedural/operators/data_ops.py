@@ -1,0 +1,439 @@
+"""Operators on tabular data: CSV statistics and filters, CSV <-> SQLite, SQLite summaries."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from rst_synth.proposers.procedural.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.csv_ops import delimiter_name, slug
+
+_NON_FINITE = re.compile(r"(?i)(?<![A-Za-z])(nan|inf|infinity)(?![A-Za-z])")
+_INT = re.compile(r"[-+]?\d{1,18}")
+
+
+def outside_git(artifact: Artifact, discovery: Discovery) -> bool:
+    """False inside a discovered git work tree: a new file there would dirty `git status`."""
+    return not any(a.kind is Kind.GIT and artifact.path.startswith(a.path.rstrip("/") + "/")
+                   for a in discovery.artifacts)
+
+
+def _plain_names(names: list[str]) -> bool:
+    """Column names usable as quoted SQL identifiers and as distinct dict keys."""
+    return bool(names) and all(n.strip() and '"' not in n and "\n" not in n for n in names) \
+        and len({n.lower() for n in names}) == len(names)
+
+
+def _csv_ok(artifact: Artifact) -> bool:
+    d = artifact.details
+    return d.get("delimiter") in (",", "\t") and _plain_names(d.get("header") or [])
+
+
+def _full_body(artifact: Artifact) -> list[list[str]] | None:
+    """The CSV's data rows when the sample holds the whole file, else None."""
+    d, sample = artifact.details, artifact.sample
+    if not sample or len(sample) >= SAMPLE_CHARS:
+        return None
+    rows = [r for r in csv.reader(io.StringIO(sample), delimiter=d.get("delimiter", ","))][1:]
+    body = [r for r in rows if r]
+    return body if len(body) == d.get("rows") else None
+
+
+def _affinity(declared: str) -> str:
+    """SQLite's type affinity of a declared column type (INTEGER, TEXT, REAL, NUMERIC or BLOB)."""
+    t = declared.upper()
+    if "INT" in t:
+        return "INTEGER"
+    if any(k in t for k in ("CHAR", "CLOB", "TEXT")):
+        return "TEXT"
+    if not t or "BLOB" in t:
+        return "BLOB"
+    return "REAL" if any(k in t for k in ("REAL", "FLOA", "DOUB")) else "NUMERIC"
+
+
+def _tables(artifact: Artifact) -> dict[str, list[str]]:
+    """Tables (non-empty or of unknown size) whose table and column names are plain."""
+    d = artifact.details
+    return {t: cols for t, cols in (d.get("tables") or {}).items()
+            if '"' not in t and _plain_names(cols) and (d.get("rows") or {}).get(t) != 0}
+
+
+@register
+class CsvColumnStats(Operator):
+    """Min, max, mean and median of every numeric column, as a JSON object."""
+
+    name = "csv-column-stats"
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        d = artifact.details
+        return outside_git(artifact, discovery) and _csv_ok(artifact) and bool(d.get("numeric")) \
+            and isinstance(d.get("rows"), int) and d["rows"] >= 1 and not _NON_FINITE.search(artifact.sample)
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        d = artifact.details
+        columns = [h for h in d["header"] if h in d["numeric"]]
+        out = ctx.output_path(artifact, "stats", "json")
+        args = f"{artifact.path!r}, {d['delimiter']!r}, {columns!r}"
+        solution = f"""python3 - <<'PY'
+import csv, json, statistics
+src, delim, columns = {args}
+with open(src, newline="") as f:
+    rows = list(csv.DictReader(f, delimiter=delim))
+stats = {{}}
+for col in columns:
+    values = [float(r[col]) for r in rows]
+    stats[col] = {{"min": min(values), "max": max(values),
+                  "mean": round(statistics.fmean(values), 3), "median": statistics.median(values)}}
+with open({out!r}, "w") as f:
+    json.dump(stats, f, indent=2)
+PY"""
+        tests = f"""
+SRC, DELIM, COLUMNS, OUT = {args}, {out!r}
+
+
+def column_values(name):
+    with open(SRC, newline="") as f:
+        reader = csv.reader(f, delimiter=DELIM)
+        index = next(reader).index(name)
+        return [float(row[index]) for row in reader if row]
+
+
+def close(got, want):
+    return abs(got - want) <= 1e-9 * max(1.0, abs(want))
+
+
+def test_{ctx.tag}_column_stats():
+    data = json.loads(pathlib.Path(OUT).read_text())
+    assert isinstance(data, dict) and sorted(data) == sorted(COLUMNS)
+    for name in COLUMNS:
+        values, got = column_values(name), data[name]
+        assert isinstance(got, dict) and sorted(got) == ["max", "mean", "median", "min"], got
+        assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in got.values()), got
+        assert close(got["min"], min(values)) and close(got["max"], max(values)), (name, got)
+        assert close(got["median"], statistics.median(values)), (name, got)
+        mean = statistics.fmean(values)
+        assert abs(got["mean"] - mean) <= 0.0005 + 1e-9 * max(1.0, abs(mean)), (name, got, mean)
+        assert abs(got["mean"] * 1000 - round(got["mean"] * 1000)) < 1e-6 * max(1.0, abs(mean)), got
+"""
+        names = ", ".join(f"`{c}`" for c in columns)
+        instruction = (
+            f"Next, compute statistics of the numeric columns ({names}) of `{artifact.path}` "
+            f"({delimiter_name(d['delimiter'])}-separated, with a header row) and write them to `{out}`: a JSON "
+            "object with one key per column name, each mapping to an object with exactly the keys `min`, `max`, "
+            "`mean` and `median` whose values are JSON numbers. `mean` is the arithmetic mean rounded to 3 "
+            "decimals; `median` is the middle value, or the average of the two middle values when the row count "
+            "is even."
+        )
+        produced = Artifact(path=out, kind=Kind.JSON, details={
+            "type": "object", "keys": sorted(columns), "numeric_keys": [], "string_keys": []})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["csv", "json", "statistics"], instruction=instruction, produces=[produced])
+
+
+@register
+class CsvFilterAboveMean(Operator):
+    """Keep the rows whose numeric column is strictly above that column's mean."""
+
+    name = "csv-filter-above-mean"
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        d = artifact.details
+        return outside_git(artifact, discovery) and _csv_ok(artifact) and bool(d.get("numeric")) \
+            and isinstance(d.get("rows"), int) and d["rows"] >= 2 and not _NON_FINITE.search(artifact.sample)
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        d = artifact.details
+        column = ctx.rng.choice(sorted(d["numeric"]))
+        out = ctx.output_path(artifact, f"above_mean_{slug(column)}", "csv")
+        args = f"{artifact.path!r}, {d['delimiter']!r}, {column!r}"
+        solution = f"""python3 - <<'PY'
+import csv
+src, delim, column = {args}
+with open(src, newline="") as f:
+    rows = [r for r in csv.reader(f, delimiter=delim) if r]
+header, body = rows[0], rows[1:]
+i = header.index(column)
+mean = sum(float(r[i]) for r in body) / len(body)
+with open({out!r}, "w", newline="") as f:
+    writer = csv.writer(f)
+    writer.writerow(header)
+    writer.writerows(r for r in body if float(r[i]) > mean)
+PY"""
+        tests = f"""
+SRC, DELIM, COLUMN, OUT = {args}, {out!r}
+
+
+def test_{ctx.tag}_rows_above_mean_in_order():
+    with open(OUT, newline="") as f:
+        got = [row for row in csv.reader(f) if row]
+    with open(SRC, newline="") as f:
+        rows = [row for row in csv.reader(f, delimiter=DELIM) if row]
+    header, body = rows[0], rows[1:]
+    assert got and got[0] == header
+    index = header.index(COLUMN)
+    mean = statistics.fmean(float(row[index]) for row in body)
+    slack = 1e-9 * max(1.0, abs(mean))
+    at = 1  # walk the source in order: rows clearly above must come next, rows at the mean may
+    for row in body:
+        value = float(row[index])
+        if value > mean + slack:
+            assert at < len(got) and got[at] == row, (row, got[at:at + 1])
+            at += 1
+        elif value >= mean - slack and at < len(got) and got[at] == row:
+            at += 1
+    assert at == len(got), got[at:]
+"""
+        instruction = (
+            f"Then write to `{out}` the data rows of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "
+            f"with a header row) whose `{column}` value is strictly greater than the mean of the `{column}` column "
+            "over all data rows. The output is a comma-separated file that starts with the same header row, "
+            "followed by the selected rows unchanged and in their original order."
+        )
+        produced = Artifact(path=out, kind=Kind.CSV, details={
+            "header": list(d["header"]), "numeric": list(d["numeric"]), "categorical": [], "rows": None,
+            "delimiter": ","})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["csv", "statistics"], instruction=instruction, produces=[produced])
+
+
+@register
+class CsvToSqlite(Operator):
+    """Load a CSV into a new SQLite database with typed columns."""
+
+    name = "csv-to-sqlite"
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules \
+            and _csv_ok(artifact) and not _NON_FINITE.search(artifact.sample)
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        d = artifact.details
+        header, body = d["header"], _full_body(artifact)
+        table = slug(artifact.stem)
+        table = f"t_{table}" if table[0].isdigit() or table.startswith("sqlite") else table
+        types = {}
+        for i, h in enumerate(header):
+            if h not in d.get("numeric", []):
+                types[h] = "TEXT"
+            elif body is not None and all(_INT.fullmatch(r[i].strip()) for r in body):
+                types[h] = "INTEGER"
+            else:
+                types[h] = "REAL"
+        out = ctx.output_path(artifact, "db", "sqlite")
+        args = f"{artifact.path!r}, {d['delimiter']!r}, {table!r}, {types!r}"
+        solution = f"""python3 - <<'PY'
+import csv, sqlite3
+src, delim, table, types = {args}
+cast = {{"INTEGER": lambda v: int(v.strip()), "REAL": float, "TEXT": str}}
+with open(src, newline="") as f:
+    reader = csv.reader(f, delimiter=delim)
+    header = next(reader)
+    rows = [[cast[types[h]](v) for h, v in zip(header, r)] for r in reader if r]
+con = sqlite3.connect({out!r})
+con.execute(f'CREATE TABLE "{{table}}" (' + ", ".join(f'"{{h}}" {{types[h]}}' for h in header) + ")")
+con.executemany(f'INSERT INTO "{{table}}" VALUES (' + ", ".join("?" for _ in header) + ")", rows)
+con.commit()
+con.close()
+PY"""
+        tests = f"""
+SRC, DELIM, TABLE, TYPES, OUT = {args}, {out!r}
+
+
+def test_{ctx.tag}_csv_loaded_into_sqlite():
+    assert pathlib.Path(OUT).is_file()
+    with open(SRC, newline="") as f:
+        reader = csv.reader(f, delimiter=DELIM)
+        header, body = next(reader), [row for row in reader if row]
+    con = sqlite3.connect(OUT)
+    info = con.execute(f'PRAGMA table_info("{{TABLE}}")').fetchall()
+    assert [(c[1], c[2].upper()) for c in info] == [(h, TYPES[h]) for h in header]
+    quoted = ", ".join(f'"{{h}}"' for h in header)
+    stored = con.execute(f'SELECT {{quoted}} FROM "{{TABLE}}" ORDER BY rowid').fetchall()
+    con.close()
+    assert len(stored) == len(body)
+    for got, row in zip(stored, body):
+        for h, value, text in zip(header, got, row):
+            if TYPES[h] == "TEXT":
+                assert value == text, (h, value, text)
+            elif TYPES[h] == "INTEGER":
+                assert isinstance(value, int) and value == int(text.strip()), (h, value, text)
+            else:
+                assert isinstance(value, (int, float)) and abs(value - float(text)) <= 1e-9 * max(1.0, abs(value))
+"""
+        columns = ", ".join(f"`{h}` {types[h]}" for h in header)
+        instruction = (
+            f"Next, load `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, with a header row) into a new "
+            f"SQLite database file `{out}` with one table named `{table}` whose columns are the CSV's columns in "
+            f"the same order, named as in the header, with exactly these declared types: {columns}. Store one "
+            "table row per CSV data row, in file order (ascending rowid); INTEGER and REAL values are stored as "
+            "numbers, TEXT values as the exact strings from the file."
+        )
+        produced = Artifact(path=out, kind=Kind.SQLITE, details={
+            "tables": {table: list(header)}, "types": {table: types}, "rows": {table: d.get("rows")}, "views": [],
+            "not_null": {table: list(header)}})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["csv", "sqlite3"], instruction=instruction, produces=[produced])
+
+
+@register
+class SqliteTableToCsv(Operator):
+    """Export one table of a SQLite database to CSV, in a stated order."""
+
+    name = "sqlite-table-to-csv"
+    kinds = (Kind.SQLITE,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules \
+            and bool(_tables(artifact))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        tables = _tables(artifact)
+        table = ctx.rng.choice(sorted(tables))
+        columns = tables[table]
+        out = ctx.output_path(artifact, f"{slug(table)}_export", "csv")
+        query = (f'SELECT {", ".join(chr(34) + c + chr(34) for c in columns)} FROM "{table}" '
+                 f'ORDER BY "{columns[0]}", rowid')
+        args = f"{artifact.path!r}, {query!r}"
+        solution = f"""python3 - <<'PY'
+import csv, sqlite3
+src, query = {args}
+con = sqlite3.connect(src)
+cursor = con.execute(query)
+with open({out!r}, "w", newline="") as f:
+    writer = csv.writer(f)
+    writer.writerow([c[0] for c in cursor.description])
+    writer.writerows(["" if v is None else v for v in row] for row in cursor)
+con.close()
+PY"""
+        tests = f"""
+SRC, QUERY, COLUMNS, OUT = {args}, {columns!r}, {out!r}
+
+
+def test_{ctx.tag}_table_exported_in_order():
+    with open(OUT, newline="") as f:
+        got = list(csv.reader(f))
+    assert pathlib.Path(SRC).is_file()
+    con = sqlite3.connect(SRC)
+    want = con.execute(QUERY).fetchall()
+    con.close()
+    assert got[0] == COLUMNS
+    assert len(got) == len(want) + 1
+    for cells, row in zip(got[1:], want):
+        assert len(cells) == len(row), cells
+        for cell, value in zip(cells, row):
+            if value is None:
+                assert cell == "", (cell, row)
+            elif isinstance(value, (int, float)):
+                assert abs(float(cell) - value) <= 1e-9 * max(1.0, abs(value)), (cell, row)
+            else:
+                assert cell == value, (cell, row)
+"""
+        instruction = (
+            f"Then export the table `{table}` of the SQLite database `{artifact.path}` to `{out}`: a comma-separated "
+            f"file whose first row is the header `{','.join(columns)}` (all the table's columns, in table order), "
+            f"followed by one row per table row, ordered by `{columns[0]}` ascending (SQLite ordering) and then by rowid. "
+            "NULL becomes an empty field; numbers are written in decimal notation and text values unchanged."
+        )
+        types = (artifact.details.get("types") or {}).get(table, {})
+        not_null = (artifact.details.get("not_null") or {}).get(table, [])  # only known for tables we made
+        numeric = [c for c in columns if c in not_null and _affinity(types.get(c, "")) in ("INTEGER", "REAL")]
+        produced = Artifact(path=out, kind=Kind.CSV, details={
+            "header": list(columns), "numeric": numeric, "categorical": [],
+            "rows": (artifact.details.get("rows") or {}).get(table), "delimiter": ","})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["csv", "sqlite3"], instruction=instruction, produces=[produced])
+
+
+def _summary_choices(artifact: Artifact) -> list[tuple[str, str, str]]:
+    types, d = artifact.details.get("types") or {}, artifact.details
+    taken = {n.lower() for n in [*(d.get("tables") or {}), *(d.get("views") or [])]}
+    return [(t, g, v) for t, cols in sorted(_tables(artifact).items()) if f"{t}_summary".lower() not in taken
+            for g in cols if _affinity(types.get(t, {}).get(g, "")) == "TEXT"
+            for v in cols if _affinity(types.get(t, {}).get(v, "")) in ("INTEGER", "REAL")]
+
+
+@register
+class SqliteAddSummaryTable(Operator):
+    """Copy a database and add a per-group count/total table to the copy."""
+
+    name = "sqlite-add-summary-table"
+    kinds = (Kind.SQLITE,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        names = set(artifact.details.get("tables") or {}) | set(artifact.details.get("views") or [])
+        return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules \
+            and bool(_summary_choices(artifact)) and all(_plain_names([n]) for n in names)
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        table, group, value = ctx.rng.choice(_summary_choices(artifact))
+        summary = f"{table}_summary"
+        out = ctx.output_path(artifact, "summary", "sqlite")
+        args = f"{artifact.path!r}, {table!r}, {group!r}, {value!r}, {summary!r}"
+        solution = f"""python3 - <<'PY'
+import sqlite3
+src, table, group, value, summary = {args}
+source, target = sqlite3.connect(src), sqlite3.connect({out!r})
+source.backup(target)
+source.close()
+target.execute(f'CREATE TABLE "{{summary}}" (group_value TEXT, n INTEGER, total REAL)')
+target.execute(f'INSERT INTO "{{summary}}" SELECT "{{group}}", COUNT(*), SUM("{{value}}") '
+               f'FROM "{{table}}" GROUP BY "{{group}}"')
+target.commit()
+target.close()
+PY"""
+        tests = f"""
+SRC, TABLE, GROUP, VALUE, SUMMARY, OUT = {args}, {out!r}
+
+
+def same(a, b):
+    if a is None or b is None:
+        return a is b
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def test_{ctx.tag}_summary_table_in_copy():
+    assert pathlib.Path(OUT).is_file() and pathlib.Path(SRC).is_file()
+    new, old = sqlite3.connect(OUT), sqlite3.connect(SRC)
+    assert [c[1] for c in new.execute(f'PRAGMA table_info("{{SUMMARY}}")')] == ["group_value", "n", "total"]
+    got = new.execute(f'SELECT group_value, n, total FROM "{{SUMMARY}}"').fetchall()
+    want = {{g: (n, t) for g, n, t in old.execute(
+        f'SELECT "{{GROUP}}", COUNT(*), SUM("{{VALUE}}") FROM "{{TABLE}}" GROUP BY "{{GROUP}}"')}}
+    assert len(got) == len(want) and len({{g for g, _, _ in got}}) == len(got), got
+    for g, n, total in got:
+        assert g in want, g
+        assert n == want[g][0] and same(total, want[g][1]), (g, n, total, want[g])
+    tables = [r[0] for r in old.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+    assert SUMMARY not in tables, "the original database must stay unchanged"
+    for name in tables:
+        count = old.execute(f'SELECT COUNT(*) FROM "{{name}}"').fetchone()
+        assert new.execute(f'SELECT COUNT(*) FROM "{{name}}"').fetchone() == count, name
+    new.close()
+    old.close()
+"""
+        instruction = (
+            f"Next, create `{out}` as a copy of the SQLite database `{artifact.path}` (the original must stay "
+            f"unchanged; the copy keeps all its tables and rows) and add to the copy a table `{summary}` with the "
+            f"columns `group_value`, `n` and `total`, holding one row per distinct `{group}` value of table "
+            f"`{table}` (NULL included as its own group): the value, the number of rows with it, and the SQL "
+            f"SUM of `{value}` over those rows."
+        )
+        details = artifact.details
+        produced = Artifact(path=out, kind=Kind.SQLITE, details={
+            "tables": {**details.get("tables", {}), summary: ["group_value", "n", "total"]},
+            "types": {**details.get("types", {}), summary: {"group_value": "TEXT", "n": "INTEGER", "total": "REAL"}},
+            "rows": {**details.get("rows", {}), summary: None}, "views": list(details.get("views", [])),
+            "not_null": dict(details.get("not_null", {}))})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["sqlite3"], instruction=instruction, produces=[produced])
