@@ -1,0 +1,271 @@
+"""Operators on source files: a Python module inventory, C function list, shell script summary."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from rst_synth.proposers.procedural.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.procedural.operator import (
+    Operator,
+    Step,
+    StepContext,
+    register,
+)
+
+
+def _output(artifact: Artifact, ctx: StepContext, suffix: str, ext: str) -> str:
+    """ctx.output_path, but next to the repository when the file lies inside a git work tree
+    (an untracked output there would make `git status` of the parent's checks dirty)."""
+    for repo in ctx.discovery.of_kind(Kind.GIT):
+        root = repo.path.rstrip("/")
+        if artifact.path.startswith(root + "/") and root.rsplit("/", 1)[0]:
+            proxy = Artifact(path=f"{root.rsplit('/', 1)[0]}/{repo.name}_{artifact.name}", kind=artifact.kind)
+            return ctx.output_path(proxy, suffix, ext)
+    return ctx.output_path(artifact, suffix, ext)
+
+
+def _complete(artifact: Artifact) -> bool:
+    return len(artifact.sample) < SAMPLE_CHARS
+
+
+_TOP_DEF = re.compile(r"^(async[ \t]+def|def|class)[ \t]+[A-Za-z_]", re.MULTILINE)
+
+
+@register
+class PythonSourceInventory(Operator):
+    """Top-level functions and classes of a Python module, as JSON."""
+
+    name = "python-source-inventory"
+    kinds = (Kind.PYTHON_SOURCE,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        if not _complete(artifact):
+            return bool(_TOP_DEF.search(artifact.sample))
+        try:
+            tree = ast.parse(artifact.sample)
+        except (SyntaxError, ValueError):
+            return False
+        return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body)
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        extra = ctx.rng.choice(("", "end_line", "docstring"))
+        out = _output(artifact, ctx, "inventory", "json")
+        args = f"{artifact.path!r}, {extra!r}"
+        solution = f"""python3 - <<'PY'
+import ast, json
+src, extra = {args}
+with open(src, "rb") as f:
+    tree = ast.parse(f.read())
+kinds = {{ast.FunctionDef: "function", ast.AsyncFunctionDef: "function", ast.ClassDef: "class"}}
+items = []
+for node in tree.body:
+    if type(node) in kinds:
+        item = {{"name": node.name, "kind": kinds[type(node)], "line": node.lineno}}
+        if extra == "end_line":
+            item["end_line"] = node.end_lineno
+        elif extra == "docstring":
+            item["docstring"] = ast.get_docstring(node) is not None
+        items.append(item)
+with open({out!r}, "w") as f:
+    json.dump(sorted(items, key=lambda i: i["line"]), f, indent=2)
+PY"""
+        tests = f"""
+SRC, EXTRA, OUT = {args}, {out!r}
+
+
+def expected():
+    tree = ast.parse(pathlib.Path(SRC).read_bytes())
+    items = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            item = {{"name": node.name, "line": node.lineno,
+                    "kind": "class" if isinstance(node, ast.ClassDef) else "function"}}
+            if EXTRA == "end_line":
+                item["end_line"] = node.end_lineno
+            elif EXTRA == "docstring":
+                item["docstring"] = ast.get_docstring(node) is not None
+            items.append(item)
+    return sorted(items, key=lambda i: i["line"])
+
+
+def test_{ctx.tag}_inventory_matches_source():
+    data = json.loads(pathlib.Path(OUT).read_text())
+    assert isinstance(data, list)
+    assert data == expected()
+    for item in data:
+        assert type(item["line"]) is int and type(item.get("end_line", 0)) is int
+        assert type(item.get("docstring", False)) is bool
+"""
+        extra_text = {"": "",
+                      "end_line": ", `end_line` (the line number of its last line, as an integer)",
+                      "docstring": ", `docstring` (JSON `true` when it has a docstring, else `false`)"}[extra]
+        keys = ["name", "kind", "line"] + ([extra] if extra else [])
+        instruction = (
+            f"Next, write an inventory of `{artifact.path}` to `{out}`: a JSON array with one object per "
+            "function or class defined directly at the top level of the module (statements of the module body "
+            "itself; not methods, nested definitions, or definitions inside `if`/`try` blocks), ordered by line "
+            f"number. Each object has exactly the keys `name`, `kind` (`\"function\"` for `def` and `async def`, "
+            f"`\"class\"` for `class`), `line` (the 1-based line number of the `def`/`class` keyword, not of any "
+            f"decorator, as an integer){extra_text}."
+        )
+        produced = Artifact(path=out, kind=Kind.JSON, details={
+            "type": "records", "length": None, "keys": sorted(keys),
+            "numeric_keys": sorted(k for k in keys if k in ("line", "end_line")), "string_keys": ["kind", "name"]})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["ast", "json"], instruction=instruction, produces=[produced])
+
+
+C_FUNCTION = r"^[A-Za-z_][A-Za-z0-9_ \t*]*[ \t*]([A-Za-z_][A-Za-z0-9_]*)[ \t]*\("
+C_NOT_NAMES = ("if", "while", "for", "switch", "return", "sizeof")
+
+
+def c_functions(text: str) -> list[tuple[str, int]]:
+    """The documented rule (kept identical to the generated solution and tests)."""
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = re.match(C_FUNCTION, line)
+        if m and not line.rstrip().endswith(";") and m.group(1) not in C_NOT_NAMES:
+            found.append((m.group(1), number))
+    return found
+
+
+@register
+class CSourceFunctionList(Operator):
+    """Function definitions of a C file found by a documented line rule, as CSV."""
+
+    name = "c-source-function-list"
+    kinds = (Kind.C_SOURCE,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        sample = artifact.sample if _complete(artifact) else artifact.sample.rsplit("\n", 1)[0]
+        return bool(c_functions(sample))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        order = ctx.rng.choice(("line", "name"))
+        out = _output(artifact, ctx, "functions", "csv")
+        args = f"{artifact.path!r}, {C_FUNCTION!r}, {C_NOT_NAMES!r}, {order!r}"
+        rule = """found = []
+    for number, line in enumerate(text.split("\\n"), start=1):
+        m = re.match(pattern, line)
+        if m and not line.rstrip().endswith(";") and m.group(1) not in skip:
+            found.append((m.group(1), number))"""
+        solution = f"""python3 - <<'PY'
+import csv, re
+src, pattern, skip, order = {args}
+def functions(text):
+    {rule}
+    return found
+with open(src, encoding="utf-8") as f:
+    found = functions(f.read())
+if order == "name":
+    found.sort()
+with open({out!r}, "w", newline="") as f:
+    writer = csv.writer(f)
+    writer.writerow(["name", "line"])
+    writer.writerows(found)
+PY"""
+        tests = f"""
+SRC, PATTERN, SKIP, ORDER, OUT = {args}, {out!r}
+
+
+def expected(pattern=PATTERN, skip=SKIP):
+    text = pathlib.Path(SRC).read_text(encoding="utf-8")
+    {rule}
+    return sorted(found) if ORDER == "name" else found
+
+
+def test_{ctx.tag}_function_list():
+    with open(OUT, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["name", "line"]
+    assert [(r[0], int(r[1])) for r in rows[1:]] == expected()
+"""
+        ordering = ("in file order (ascending line number)" if order == "line"
+                    else "ordered by name (ascending string order by character code), ties by line number")
+        instruction = (
+            f"Then list the function definitions of `{artifact.path}` in `{out}`, using this rule: split the file "
+            "(UTF-8) on newline characters and number the lines from 1; a line is a function definition when it "
+            f"matches the Python regular expression `{C_FUNCTION}` at its start (so it begins at column 0 with a "
+            "return type and has the function name directly before its first `(`), does not end with `;` once "
+            "trailing whitespace is removed, and the captured name is not one of "
+            f"{', '.join(f'`{n}`' for n in C_NOT_NAMES)}. Write a comma-separated file with the header "
+            f"`name,line` and one row per such line (the captured name and the line number), {ordering}."
+        )
+        produced = Artifact(path=out, kind=Kind.CSV, details={
+            "header": ["name", "line"], "numeric": ["line"], "categorical": [], "rows": None, "delimiter": ","})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["csv", "re"], instruction=instruction, produces=[produced])
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line.strip() and not line.strip().startswith("#")]
+
+
+@register
+class ShellScriptCommands(Operator):
+    """Code lines and the distinct first words of a shell script, as JSON."""
+
+    name = "shell-script-commands"
+    kinds = (Kind.SHELL_SCRIPT,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return bool(_code_lines(artifact.sample))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        counted = ctx.rng.choice((False, True))
+        out = _output(artifact, ctx, "commands", "json")
+        args = f"{artifact.path!r}, {counted!r}"
+        summary = """lines = [l for l in text.split("\\n") if l.strip() and not l.strip().startswith("#")]
+    words = collections.Counter(l.split()[0] for l in lines)
+    summary = {"code_lines": len(lines)}
+    if counted:
+        summary["first_words"] = dict(sorted(words.items()))
+    else:
+        summary["first_words"] = sorted(words)"""
+        solution = f"""python3 - <<'PY'
+import collections, json
+src, counted = {args}
+def summarise(text):
+    {summary}
+    return summary
+with open(src, encoding="utf-8") as f:
+    result = summarise(f.read())
+with open({out!r}, "w") as f:
+    json.dump(result, f, indent=2)
+PY"""
+        tests = f"""
+SRC, COUNTED, OUT = {args}, {out!r}
+
+
+def expected(counted=COUNTED):
+    text = pathlib.Path(SRC).read_text(encoding="utf-8")
+    {summary}
+    return summary
+
+
+def test_{ctx.tag}_code_lines_and_first_words():
+    data = json.loads(pathlib.Path(OUT).read_text())
+    want = expected()
+    assert set(data) == set(want)
+    assert type(data["code_lines"]) is int and data["code_lines"] == want["code_lines"]
+    assert data["first_words"] == want["first_words"]
+"""
+        words = ("an object mapping each distinct first word to the number of code lines that start with it"
+                 if counted else "an array of the distinct first words in ascending string order (by character code)")
+        instruction = (
+            f"Next, summarise the shell script `{artifact.path}` in `{out}`. Split the file (UTF-8) on newline "
+            "characters; a code line is one that is not blank (not only whitespace) and whose first non-whitespace "
+            "character is not `#` (so the `#!` line and comments are not code lines). The first word of a code line "
+            "is its first whitespace-separated token. Write a JSON object with exactly two keys: `code_lines`, the "
+            f"number of code lines as an integer, and `first_words`, {words}."
+        )
+        produced = Artifact(path=out, kind=Kind.JSON, details={
+            "type": "object", "keys": ["code_lines", "first_words"], "numeric_keys": ["code_lines"],
+            "string_keys": []})
+        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
+                    imports=["collections", "json"], instruction=instruction, produces=[produced])
