@@ -38,7 +38,8 @@ def figures(paths: list[Path]) -> list[dict]:
 
 
 def main() -> int:
-    out, generations, seeds = Path(sys.argv[1]), int(sys.argv[2]), [Path(p) for p in sys.argv[3:]]
+    out, generations = Path(sys.argv[1]), int(sys.argv[2])
+    seeds = [Path(p) for p in sys.argv[3:] if (Path(p) / "task.toml").is_file()]
     rows, all_ok = [], True
     for seed in seeds:
         chain = grow(seed, out, generations)
