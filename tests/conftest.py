@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
+import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -86,10 +88,14 @@ def run_async(work: Callable[[Sandbox], Awaitable[T]]) -> T:
     return asyncio.run(main())
 
 
+# Containers of this test session (and of the CLI subprocesses it starts) carry this label, so
+# the checks below see only our own, whatever else runs on the engine.
+os.environ["RST_RUN_LABEL"] = f"pytest-{uuid.uuid4().hex[:12]}"
+
+
 def our_containers() -> list[str]:
-    out = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", "label=rst-synth"], capture_output=True, text=True, check=True
-    )
+    label = f"label=rst-synth.run={os.environ['RST_RUN_LABEL']}"
+    out = subprocess.run(["docker", "ps", "-aq", "--filter", label], capture_output=True, text=True, check=True)
     return out.stdout.split()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import os
 import tarfile
 import time
 import uuid
@@ -35,6 +36,10 @@ T = TypeVar("T")
 
 LABEL = "rst-synth"
 """Every container and image we make carries this label, so leaks can be found and pruned."""
+RUN_LABEL = "rst-synth.run"
+RUN_LABEL_ENV = "RST_RUN_LABEL"
+"""When set, containers also carry `rst-synth.run=<value>`: how a caller (a test session, a
+batch job) finds exactly its own containers on a shared engine."""
 IMAGE_REPO = "rst-env"
 # Keeps the container alive without relying on the image's ENTRYPOINT or CMD.
 KEEPALIVE = ["/bin/sh", "-c", "while :; do sleep 3600; done"]
@@ -60,6 +65,9 @@ class DockerSandbox:
         self._use_init = use_init
         self._build_locks: dict[str, asyncio.Lock] = {}
         self._live: set[str] = set()
+        self._labels = {LABEL: "1"}
+        if os.environ.get(RUN_LABEL_ENV):
+            self._labels[RUN_LABEL] = os.environ[RUN_LABEL_ENV]
 
     async def _call(self, fn: Callable[..., T], *args: Any, timeout: float | None = API_CALL_TIMEOUT_SEC, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -139,7 +147,7 @@ class DockerSandbox:
             entrypoint=KEEPALIVE[:1],
             command=KEEPALIVE[1:],
             name=name,
-            labels={LABEL: "1"},
+            labels=self._labels,
             host_config=host_config,
             network_disabled=not limits.network,
         )
