@@ -10,23 +10,10 @@ import typer
 from rich.table import Table
 
 from rst_synth.cli.common import console, err_console, fail, load_task, open_sandbox, run_with_sandbox
-from rst_synth.proposers import Proposal, ProposalError, make_proposer
-from rst_synth.task import Metrics, Task
-from rst_synth.task.metrics import difficulty
+from rst_synth.proposers import ProposalError, make_proposer
+from rst_synth.engine import record_figures
+from rst_synth.task import Task
 from rst_synth.validator import ValidationReport, Validator, ValidatorConfig
-
-
-def record_figures(task: Task, report: ValidationReport, repairs: int, proposal: Proposal | None = None) -> None:
-    """Write what validation measured into the task's [metadata.metrics]."""
-    figures = report.figures
-    usage = proposal.usage if proposal else None
-    task.config.metadata.metrics = Metrics(
-        solution_lines=figures.solution_lines, executed_commands=figures.executed_commands,
-        oracle_sec=figures.oracle_sec, build_sec=figures.build_sec, repair_attempts=repairs,
-        tokens_in=usage.tokens_in if usage else None, tokens_out=usage.tokens_out if usage else None,
-        cost_usd=usage.cost_usd if usage else None,
-    )
-    task.config.metadata.difficulty = difficulty(figures.executed_commands, figures.solution_lines)
 
 
 def extend_command(

@@ -11,6 +11,8 @@ from rst_synth.cli.common import setup_logging
 from rst_synth.cli.importer import import_app
 from rst_synth.cli.extend import extend_command
 from rst_synth.cli.seeds import seeds_app
+from rst_synth.cli.stats import export_command, stats_command
+from rst_synth.cli.synth import synth_command
 from rst_synth.cli.validate import validate_command
 
 app = typer.Typer(
@@ -34,6 +36,9 @@ def main(
     setup_logging(verbose)
 
 
+app.command("synth")(synth_command)
+app.command("stats")(stats_command)
+app.command("export")(export_command)
 app.command("validate")(validate_command)
 app.command("extend")(extend_command)
 app.add_typer(import_app, name="import", help="Convert tasks from other formats (Terminal-Bench 1) to the Harbor layout.")

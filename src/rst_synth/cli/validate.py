@@ -67,6 +67,7 @@ def validate_command(
 
 
 _SHORT = {Check.DETERMINISM: "determ"}
+_SHOWN = [c for c in Check if c is not Check.NOVELTY]  # novelty is judged by the engine, per run
 
 
 def run_validations(tasks: list[Task], parents: list[Task | None], *, jobs: int, backend: str,
@@ -95,7 +96,7 @@ def run_validations(tasks: list[Task], parents: list[Task | None], *, jobs: int,
 def report_table(reports: list[ValidationReport]) -> Table:
     table = Table(title="validation", show_lines=False)
     table.add_column("task", overflow="fold")
-    for check in Check:
+    for check in _SHOWN:
         table.add_column(_SHORT.get(check, check.value), justify="center")
     table.add_column("result")
     table.add_column("lines", justify="right")
@@ -104,7 +105,7 @@ def report_table(reports: list[ValidationReport]) -> Table:
     table.add_column("total s", justify="right")
     for report in reports:
         marks = []
-        for check in Check:
+        for check in _SHOWN:
             result = report.result(check)
             marks.append(_MARK[result.verdict] if result else "")
         figures = report.figures

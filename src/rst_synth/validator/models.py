@@ -16,6 +16,8 @@ class Check(str, Enum):
     NOP = "nop"
     DETERMINISM = "determinism"
     PARENT = "parent"
+    NOVELTY = "novelty"
+    """Judged by the engine against every accepted task of the run, not by the validator."""
 
 
 class Verdict(str, Enum):
@@ -50,6 +52,7 @@ class Reason(str, Enum):
     NONDETERMINISTIC = "nondeterministic"
     PARENT_PASSES = "parent_solution_passes"
     PARENT_MISMATCH = "parent_mismatch"
+    NEAR_DUPLICATE = "near_duplicate"
     NO_PARENT = "no_parent"
     EARLIER_CHECK_FAILED = "earlier_check_failed"
     SANDBOX_ERROR = "sandbox_error"

@@ -158,7 +158,7 @@ class Validator:
 
     @staticmethod
     def _skip_rest(report: ValidationReport, after: Check, parent: Task | None) -> None:
-        order = list(Check)
+        order = [c for c in Check if c is not Check.NOVELTY]  # novelty belongs to the engine
         for check in order[order.index(after) + 1 :]:
             if report.result(check) is None:
                 report.checks.append(_skipped(check, Reason.EARLIER_CHECK_FAILED, f"{after.value} did not pass"))

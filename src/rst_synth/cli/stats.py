@@ -1,0 +1,99 @@
+"""`rst stats` and `rst export`: read a run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from rst_synth.cli.common import console, fail
+from rst_synth.export import export_dataset
+from rst_synth.report import CHECKS, RoundStats, run_stats
+from rst_synth.store import RunPaths, Store
+
+_CHECK_SHORT = {"determinism": "determ"}
+
+
+def open_run(run: Path) -> tuple[RunPaths, Store]:
+    paths = RunPaths(run)
+    if not paths.exists():
+        raise fail(f"{paths.db}: no run here (start one with `rst synth SEEDS --out {run}`)")
+    return paths, Store(paths.db)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
+    table = Table(title=title)
+    for column in ("round", "status", "cand.", "acc.", "yield"):
+        table.add_column(column, justify="right" if column != "status" else "left")
+    for check in CHECKS:
+        table.add_column(_CHECK_SHORT.get(check, check), justify="right")
+    for column in ("med. lines", "med. cmds", "med. oracle s", "tokens/acc.", "$/acc."):
+        table.add_column(column, justify="right")
+    for s in stats:
+        table.add_row(
+            str(s.round), s.status, str(s.candidates), str(s.accepted), _pct(s.yield_rate),
+            *(_pct(s.pass_rates.get(check)) for check in CHECKS),
+            _num(s.median_solution_lines, 1), _num(s.median_executed_commands, 1), _num(s.median_oracle_sec, 2),
+            _num(s.tokens_per_accepted), "-" if s.cost_per_accepted is None else f"{s.cost_per_accepted:.4f}",
+        )
+    return table
+
+
+def stats_command(
+    run: Annotated[Path, typer.Argument(help="A run directory made by `rst synth`.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
+) -> None:
+    """Per round: candidates, accepted, yield, pass rate of every check, medians of solution lines,
+    executed commands and oracle time, tokens and cost per accepted task."""
+    _, store = open_run(run)
+    try:
+        stats = run_stats(store)
+    finally:
+        store.close()
+    if as_json:
+        print(json.dumps([s.model_dump(by_alias=True) for s in stats], indent=2))
+        return
+    console.print(stats_table(stats, title=f"run {run}"))
+    for s in stats:
+        if s.rejections:
+            top = ", ".join(f"{k} x{n}" for k, n in list(s.rejections.items())[:4])
+            console.print(f"round {s.round} rejections: {top}", highlight=False)
+
+
+def export_command(
+    run: Annotated[Path, typer.Argument(help="A run directory made by `rst synth`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the dataset (one task directory per task).")],
+    rounds: Annotated[str | None, typer.Option(help="Rounds to export, e.g. '1,2,5' or '1-3' (default: all).")] = None,
+) -> None:
+    """Write the accepted tasks as a flat Harbor dataset, with manifest.jsonl and manifest.csv
+    (one row per task: id, round, parent, root, figures). `harbor run -p OUT/<id>` runs a task."""
+    paths, store = open_run(run)
+    try:
+        manifest = export_dataset(paths, store, out, parse_rounds(rounds))
+    finally:
+        store.close()
+    console.print(f"exported {len(manifest)} tasks to {out} (manifest.jsonl, manifest.csv)")
+
+
+def parse_rounds(spec: str | None) -> set[int] | None:
+    if spec is None:
+        return None
+    chosen: set[int] = set()
+    try:
+        for part in spec.split(","):
+            low, _, high = part.strip().partition("-")
+            chosen.update(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise fail(f"--rounds {spec!r}: expected numbers and ranges like '1,3-5'") from None
+    return chosen

@@ -1,0 +1,114 @@
+"""`rst synth`: recursive synthesis from seeds, resumable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from rst_synth.cli.common import console, fail, open_sandbox, run_with_sandbox, setup_logging
+from rst_synth.cli.stats import stats_table
+from rst_synth.engine import Engine, SynthConfig
+from rst_synth.proposers import make_proposer
+from rst_synth.report import run_stats
+from rst_synth.store import RunPaths, Store
+from rst_synth.task import TaskFormatError
+from rst_synth.validator import Validator, ValidatorConfig
+
+
+class RichProgress:
+    """Engine progress as one bar per round: proposed, validated, accepted, spent."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._bars: dict[int, Any] = {}
+
+    def round_started(self, round_: int, planned: int, done: int) -> None:
+        self._bars[round_] = self._progress.add_task(
+            f"round {round_}", total=planned, completed=done, proposed=0, accepted=0, spent=0.0)
+
+    def proposed(self, round_: int) -> None:
+        bar = self._bars[round_]
+        self._progress.update(bar, proposed=self._progress.tasks[bar].fields["proposed"] + 1)
+
+    def candidate_finished(self, round_: int, accepted: bool, spent_usd: float) -> None:
+        bar = self._bars[round_]
+        fields = self._progress.tasks[bar].fields
+        self._progress.update(bar, advance=1, accepted=fields["accepted"] + int(accepted),
+                              spent=fields["spent"] + spent_usd)
+
+
+def synth_command(
+    seeds_dir: Annotated[Path | None, typer.Argument(help="Folder of seed task directories (not needed to resume).")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory; an existing one is resumed.")] = Path("runs/default"),
+    rounds: Annotated[int | None, typer.Option(help="Rounds after round 0 (seeds). [default: 3]")] = None,
+    proposer: Annotated[str | None, typer.Option(help="procedural (offline, default) or llm.")] = None,
+    fanout: Annotated[int | None, typer.Option(help="Candidates per parent per round. [default: 2]")] = None,
+    frontier_cap: Annotated[int | None, typer.Option(help="Most parents per round, sampled across root seeds. [default: 64]")] = None,
+    repairs: Annotated[int | None, typer.Option(help="Repair attempts per rejected candidate. [default: 1]")] = None,
+    proposal_workers: Annotated[int | None, typer.Option("-P", "--proposal-workers", help="Proposals in flight. [default: 2]")] = None,
+    validation_workers: Annotated[int | None, typer.Option("-V", "--validation-workers", help="Validations in flight. [default: 2]")] = None,
+    max_candidates: Annotated[int | None, typer.Option(help="Stop after this many candidates over the run.")] = None,
+    max_usd: Annotated[float | None, typer.Option(help="Stop once LLM spend reaches this many dollars.")] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes of this invocation.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of every random choice of the run. [default: 0]")] = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
+    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
+) -> None:
+    """Grow tasks round by round: round 0 validates the seeds, round r extends round r-1's accepted
+    tasks. Run it again on the same --out to resume where it stopped (after a crash, Ctrl-C or kill)
+    without redoing finished candidates; options given on a resume override the stored ones."""
+    paths = RunPaths(out)
+    given = {k: v for k, v in {
+        "rounds": rounds, "proposer": proposer, "fanout": fanout, "frontier_cap": frontier_cap, "repairs": repairs,
+        "proposal_workers": proposal_workers, "validation_workers": validation_workers,
+        "max_candidates": max_candidates, "max_usd": max_usd, "max_minutes": max_minutes, "seed": seed,
+    }.items() if v is not None}
+    config = _config(paths, seeds_dir, given)
+    paths.root.mkdir(parents=True, exist_ok=True)
+    config.dump(paths.config)
+    setup_logging(verbose, paths.log)
+    sandbox = open_sandbox(backend)
+    try:
+        chosen = make_proposer(config.proposer, sandbox=sandbox, **config.proposer_options)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * config.validation_workers,
+                                                   determinism_runs=config.determinism_runs))
+    store = Store(paths.db)
+
+    async def work() -> str:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("proposed {task.fields[proposed]}  accepted {task.fields[accepted]}  "
+                              "spent ${task.fields[spent]:.4f}"), TimeElapsedColumn())
+        with Progress(*columns, console=console) as progress:
+            engine = Engine(config, paths, store, chosen, validator, RichProgress(progress))
+            return await engine.run()
+
+    try:
+        reason = run_with_sandbox(sandbox, work)
+        console.print(stats_table(run_stats(store), title=f"run {out}"))
+    finally:
+        store.close()
+    console.print(f"stopped: {reason}" if reason != "done" else f"done: {config.rounds} rounds", highlight=False)
+
+
+def _config(paths: RunPaths, seeds_dir: Path | None, given: dict[str, Any]) -> SynthConfig:
+    if paths.config.is_file():
+        try:
+            stored = SynthConfig.load(paths.config)
+        except TaskFormatError as exc:
+            raise fail(str(exc)) from None
+        if seeds_dir is not None and Path(stored.seeds_dir).resolve() != seeds_dir.resolve():
+            raise fail(f"{paths.config}: this run grows from {stored.seeds_dir}, not {seeds_dir}")
+        return stored.model_copy(update=given)
+    if seeds_dir is None:
+        raise fail(f"{paths.root}: no run here yet; give the seeds folder to start one")
+    if not seeds_dir.is_dir():
+        raise fail(f"{seeds_dir}: not a folder of seed tasks")
+    try:
+        return SynthConfig(seeds_dir=str(seeds_dir.resolve()), **given)
+    except ValueError as exc:
+        raise fail(f"invalid option: {exc}".splitlines()[0]) from None

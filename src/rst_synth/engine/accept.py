@@ -1,0 +1,21 @@
+"""What acceptance writes into a task: the figures its validation measured."""
+
+from __future__ import annotations
+
+from rst_synth.proposers import Proposal
+from rst_synth.task import Metrics, Task
+from rst_synth.task.metrics import difficulty
+from rst_synth.validator import ValidationReport
+
+
+def record_figures(task: Task, report: ValidationReport, repairs: int, proposal: Proposal | None = None) -> None:
+    """Write what validation measured into [metadata.metrics], and the difficulty computed from it."""
+    figures = report.figures
+    usage = proposal.usage if proposal else None
+    task.config.metadata.metrics = Metrics(
+        solution_lines=figures.solution_lines, executed_commands=figures.executed_commands,
+        oracle_sec=figures.oracle_sec, build_sec=figures.build_sec, repair_attempts=repairs,
+        tokens_in=usage.tokens_in if usage else None, tokens_out=usage.tokens_out if usage else None,
+        cost_usd=usage.cost_usd if usage else None,
+    )
+    task.config.metadata.difficulty = difficulty(figures.executed_commands, figures.solution_lines)

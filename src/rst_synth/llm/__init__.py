@@ -1,0 +1,63 @@
+"""The llm part: async chat completions with retries, usage and cost, and an on-disk cache.
+
+    config = LLMConfig.from_sources(Path("rst.toml"), os.environ, model=cli_model)
+    llm = make_llm(config)
+    try:
+        result = await llm.chat([{"role": "user", "content": "hello"}])
+    finally:
+        await llm.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rst_synth.llm.base import ERROR_REASONS, LLM, ChatResult, ErrorReason, LLMError
+from rst_synth.llm.cache import ResponseCache, request_key
+from rst_synth.llm.config import ENV_VARS, LLMConfig, LLMConfigError
+from rst_synth.llm.prices import DEFAULT_PRICES, Price, PriceTable, cost_usd, find_price
+
+
+def _openai(config: LLMConfig) -> LLM:
+    from rst_synth.llm.client import OpenAICompatibleLLM
+
+    return OpenAICompatibleLLM(config)
+
+
+PROVIDERS: dict[str, Callable[[LLMConfig], LLM]] = {"openai": _openai}
+"""LLM clients by provider short name; a new provider is one module and one entry here.
+"openai" speaks the OpenAI chat-completions API, so it serves any compatible endpoint
+(vLLM, DeepSeek, OpenRouter, llama.cpp server, ...) through `base_url`."""
+
+
+def make_llm(config: LLMConfig) -> LLM:
+    """The client for `config.provider`; reads the API key from the environment now.
+    Raises LLMError("auth") when the key is missing and the endpoint is not local."""
+    try:
+        factory = PROVIDERS[config.provider]
+    except KeyError:
+        raise LLMConfigError(
+            f"unknown LLM provider {config.provider!r}; known: {', '.join(sorted(PROVIDERS))}"
+        ) from None
+    return factory(config)
+
+
+__all__ = [
+    "DEFAULT_PRICES",
+    "ENV_VARS",
+    "ERROR_REASONS",
+    "LLM",
+    "PROVIDERS",
+    "ChatResult",
+    "ErrorReason",
+    "LLMConfig",
+    "LLMConfigError",
+    "LLMError",
+    "Price",
+    "PriceTable",
+    "ResponseCache",
+    "cost_usd",
+    "find_price",
+    "make_llm",
+    "request_key",
+]

@@ -1,0 +1,265 @@
+"""Prompts of the llm proposer: bounded context from a parent task, rendered with Jinja2.
+
+Prompts stay bounded as a lineage grows: every part of the parent that grows by a round
+(solution, instruction, Dockerfile, test modules) is cut to a character budget, keeping its
+head and its tail around a "[... N lines elided ...]" marker; the newest test module is shown
+in full (to its budget), older ones by the names of their test functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from pathlib import PurePosixPath
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic import BaseModel, Field
+
+from rst_synth.proposers.procedural.artifacts import Artifact
+from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.task import Task, TaskPaths
+
+THEMES: tuple[str, ...] = (
+    "reporting", "data-validation", "packaging-and-release", "scheduling-and-automation", "backup-and-restore",
+    "indexing-and-search", "format-conversion", "auditing-and-permissions", "incremental-processing",
+    "error-handling-and-recovery",
+)
+"""Workflow themes, one drawn per child for diversity; the drawn theme names the step in the lineage."""
+
+STAGES: tuple[str, ...] = ("extend", "realign_tests", "realign_instruction", "repair")
+
+STEPS_PATH = "solution/steps.sh"
+DOCKERFILE_APPEND_PATH = "environment/Dockerfile.append"
+ADDENDUM_PATH = "instruction_addendum.md"
+
+_STEP_MODULE = re.compile(r"test_step_r(\d+)(?:s(\d+))?")
+
+
+class PromptBudgets(BaseModel):
+    """Character budgets of the parts of a prompt that grow with the lineage."""
+
+    solution_chars: int = Field(default=6000, ge=200)
+    instruction_chars: int = Field(default=4000, ge=200)
+    tests_chars: int = Field(default=4000, ge=200)
+    """Budget of the newest test module shown in full; older modules are listed by test names."""
+    dockerfile_chars: int = Field(default=2000, ge=200)
+    artifacts: int = Field(default=30, ge=0)
+    """Most artifacts listed."""
+    artifact_sample_lines: int = Field(default=4, ge=0)
+    output_tail_chars: int = Field(default=3000, ge=200)
+    """End of the validator's output shown to a repair."""
+    candidate_chars: int = Field(default=8000, ge=200)
+    """Budget of each file of the candidate being realigned or repaired (the model's own output)."""
+
+
+def elide(text: str, budget: int) -> str:
+    """`text` when it fits in `budget` characters, else its head and tail around an elision marker."""
+    if len(text) <= budget:
+        return text
+    lines = text.splitlines()
+    head: list[str] = []
+    tail: list[str] = []
+    used, half = 0, budget // 2
+    for line in lines:
+        if used + len(line) + 1 > half:
+            break
+        head.append(line)
+        used += len(line) + 1
+    used = 0
+    for line in reversed(lines[len(head):]):
+        if used + len(line) + 1 > half:
+            break
+        tail.insert(0, line)
+        used += len(line) + 1
+    gone = len(lines) - len(head) - len(tail)
+    if gone <= 0:  # one enormous line
+        return text[:half] + f"\n[... {len(text) - 2 * half} characters elided ...]\n" + text[-half:]
+    return "\n".join([*head, f"[... {gone} lines elided ...]", *tail]) + "\n"
+
+
+def tail(text: str, budget: int) -> str:
+    if len(text) <= budget:
+        return text
+    cut = text[-budget:]
+    return f"[... {text.count(chr(10), 0, len(text) - budget)} lines elided ...]\n" + cut.split("\n", 1)[-1]
+
+
+def names_of_tests(source: str) -> list[str]:
+    """Names of the test functions (and test classes) of a module; [] when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            names.append(node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            names += [f"{node.name}.{n.name}" for n in node.body
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")]
+    return names
+
+
+def _module_age(rel: str) -> tuple[int, int, str]:
+    """Sort key: the seed's own modules first, then step modules by round and step."""
+    match = _STEP_MODULE.search(rel)
+    if not match:
+        return (0, 0, rel)
+    return (int(match.group(1)), int(match.group(2) or 0), rel)
+
+
+def pytest_modules(task: Task) -> list[tuple[str, str]]:
+    """(path, source) of the task's pytest modules, oldest first."""
+    mods = [(rel, body.decode("utf-8", errors="replace")) for rel, body in task.files.items()
+            if rel.startswith(f"{TaskPaths.TESTS_DIR}/") and PurePosixPath(rel).name.startswith("test_")
+            and rel.endswith(".py")]
+    return sorted(mods, key=lambda m: _module_age(m[0]))
+
+
+def summarize_tests(task: Task, budget: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """(modules shown in full, modules summarized by test names): only the newest one in full."""
+    mods = pytest_modules(task)
+    if not mods:
+        return [], []
+    *older, (newest_rel, newest_src) = mods
+    full = [{"path": newest_rel, "source": elide(newest_src, budget)}]
+    summary = []
+    for rel, src in older:
+        names = names_of_tests(src)
+        shown = ", ".join(names[:25]) + (f" (+{len(names) - 25} more)" if len(names) > 25 else "")
+        summary.append({"path": rel, "names": shown or "(no test functions found)"})
+    return full, summary
+
+
+_DETAIL_KEYS = ("header", "rows", "delimiter", "type", "length", "keys", "numeric_keys", "tables", "views",
+                "format", "sections", "members", "branch", "commits", "tags", "lines")
+
+
+def describe_artifact(artifact: Artifact, sample_lines: int) -> str:
+    facts = {k: artifact.details[k] for k in _DETAIL_KEYS if k in artifact.details}
+    info = json.dumps(facts, sort_keys=True, default=str)
+    if len(info) > 240:
+        info = info[:237] + "..."
+    state = "new" if artifact.new else "modified"
+    exe = ", executable" if artifact.executable else ""
+    line = f"- {artifact.path} ({artifact.kind.value}, {state}{exe}, {artifact.size} bytes) {info}"
+    sample = [s[:120] for s in artifact.sample.splitlines()[:sample_lines]]
+    if sample:
+        line += "\n" + "\n".join(f"    | {s}" for s in sample)
+    return line
+
+
+def step_tag(parent: Task) -> str:
+    """Tag of the child's step within the lineage, e.g. "r2"; unique among the parent's modules."""
+    lineage = parent.config.metadata.lineage
+    round_ = (lineage.round if lineage else 0) + 1
+    tag, n = f"r{round_}", 1
+    while f"{TaskPaths.TESTS_DIR}/test_step_{tag}.py" in parent.files:
+        n += 1
+        tag = f"r{round_}x{n}"
+    return tag
+
+
+def _nl(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def parent_context(parent: Task, discovery: Discovery | None, budgets: PromptBudgets, theme: str) -> dict[str, Any]:
+    """The parts of the parent every stage shows, each within its budget, and the child's theme and tag."""
+    full, summary = summarize_tests(parent, budgets.tests_chars)
+    artifacts = discovery.artifacts[: budgets.artifacts] if discovery else []
+    more = len(discovery.artifacts) - len(artifacts) if discovery else 0
+    solve = parent.solve_sh
+    tag = step_tag(parent)
+    return {
+        "parent_name": parent.name,
+        "instruction": _nl(elide(parent.instruction.strip(), budgets.instruction_chars)),
+        "solution": _nl(elide(solve, budgets.solution_chars)),
+        "solution_lines": len(solve.splitlines()),
+        "dockerfile": _nl(elide(parent.dockerfile, budgets.dockerfile_chars)),
+        "tests_full": [{**m, "source": _nl(m["source"])} for m in full],
+        "tests_summary": summary,
+        "artifacts": [describe_artifact(a, budgets.artifact_sample_lines) for a in artifacts],
+        "artifacts_more": more,
+        "discovered": discovery is not None,
+        "workdir": discovery.workdir if discovery else "/app",
+        "tools": ", ".join(discovery.tools) if discovery else "",
+        "python_modules": ", ".join(discovery.python_modules) if discovery else "",
+        "steps_path": STEPS_PATH,
+        "dockerfile_append_path": DOCKERFILE_APPEND_PATH,
+        "addendum_path": ADDENDUM_PATH,
+        "theme": theme,
+        "theme_text": theme.replace("-", " "),
+        "tag": tag,
+        "test_path": f"{TaskPaths.TESTS_DIR}/test_step_{tag}.py",
+    }
+
+
+def candidate_context(budgets: PromptBudgets, *, steps: str = "", tests: str = "", addendum: str = "",
+                      dockerfile_append: str = "") -> dict[str, str]:
+    """The candidate's own files (what a later stage or a repair is shown), each within its budget."""
+    return {"steps": _nl(elide(steps, budgets.candidate_chars)), "tests": _nl(elide(tests, budgets.candidate_chars)),
+            "addendum": _nl(elide(addendum, budgets.candidate_chars)),
+            "dockerfile_append": _nl(elide(dockerfile_append, budgets.candidate_chars))}
+
+
+def rejection_context(budgets: PromptBudgets, *, check: str, reason: str, detail: str, output_tail: str,
+                      attempt: int, hint: str) -> dict[str, Any]:
+    return {"check": check, "reason": reason, "detail": detail, "attempt": attempt, "hint": hint,
+            "output_tail": _nl(tail(output_tail.strip("\n"), budgets.output_tail_chars))}
+
+
+def environment() -> Environment:
+    """The Jinja2 environment of the prompt templates (a fresh one per proposer: no global state)."""
+    return Environment(loader=PackageLoader("rst_synth.proposers.llm", "templates"), undefined=StrictUndefined,
+                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+
+
+def messages(env: Environment, stage: str, context: dict[str, Any]) -> list[dict[str, str]]:
+    """System and user messages of one stage."""
+    system = env.get_template("system.j2").render(**context).strip() + "\n"
+    user = env.get_template(f"{stage}.j2").render(**context).strip() + "\n"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def approx_tokens(chat: list[dict[str, str]]) -> int:
+    """Approximate prompt tokens: characters / 4, rounded up (the usual rule of thumb for English and code)."""
+    return math.ceil(sum(len(m["content"]) for m in chat) / 4)
+
+
+_SAMPLE_STEPS = "".join(f'echo "step line {k}" >> /app/new_output_{k % 5}.txt\n' for k in range(40))
+_SAMPLE_TESTS = "from pathlib import Path\n\n" + "".join(
+    f"def test_sample_{k}():\n    assert Path('/app/new_output_{k % 5}.txt').read_text().count('step') > 0\n\n"
+    for k in range(12))
+_SAMPLE_ADDENDUM = "Then write the new outputs under /app as described.\n" * 8
+
+
+def stage_contexts(parent: Task, discovery: Discovery | None, budgets: PromptBudgets, theme: str,
+                   steps: str = _SAMPLE_STEPS, tests: str = _SAMPLE_TESTS, addendum: str = _SAMPLE_ADDENDUM,
+                   dockerfile_append: str = "") -> dict[str, dict[str, Any]]:
+    """The template context of every stage for one candidate (defaults: a representative 40-line step)."""
+    base = parent_context(parent, discovery, budgets, theme)
+    candidate = candidate_context(budgets, steps=steps, tests=tests, addendum=addendum,
+                                  dockerfile_append=dockerfile_append)
+    rejection = rejection_context(budgets, check="parent", reason="parent_solution_passes",
+                                  detail="the parent's solution passes the child's tests",
+                                  output_tail="1 passed in 0.01s", attempt=1, hint="")
+    return {
+        "extend": base,
+        "realign_tests": {**base, **candidate},
+        "realign_instruction": {**base, **candidate},
+        "repair": {**base, **candidate, **rejection},
+    }
+
+
+def prompt_tokens(parent: Task, discovery: Discovery | None = None, budgets: PromptBudgets | None = None,
+                  theme: str = THEMES[0]) -> dict[str, int]:
+    """Approximate prompt tokens (characters / 4, system message included) of each stage for `parent`.
+
+    Stages after the first are measured with a representative 40-line candidate step."""
+    env = environment()
+    contexts = stage_contexts(parent, discovery, budgets or PromptBudgets(), theme)
+    return {stage: approx_tokens(messages(env, stage, contexts[stage])) for stage in STAGES}

@@ -1,0 +1,237 @@
+"""The run's state in SQLite (WAL, one writer): tasks, candidates, attempts, LLM calls, rounds.
+
+A task row is written only after its directory is complete on disk, in the same transaction
+that marks its candidate accepted, so a kill at any moment leaves either both or neither.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, round INTEGER NOT NULL, parent_id TEXT, root_id TEXT NOT NULL,
+    path TEXT NOT NULL, proposer TEXT, steps TEXT, solution_lines INTEGER, executed_commands INTEGER,
+    oracle_sec REAL, build_sec REAL, tokens_in INTEGER, tokens_out INTEGER, cost_usd REAL,
+    repair_attempts INTEGER, created_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS tasks_round ON tasks(round, root_id);
+CREATE TABLE IF NOT EXISTS candidates (
+    id TEXT PRIMARY KEY, round INTEGER NOT NULL, parent_id TEXT, seed INTEGER NOT NULL,
+    status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, task_id TEXT,
+    rejection_check TEXT, rejection_reason TEXT, detail TEXT,
+    tokens_in INTEGER DEFAULT 0, tokens_out INTEGER DEFAULT 0, cost_usd REAL DEFAULT 0, updated_at REAL);
+CREATE INDEX IF NOT EXISTS candidates_round ON candidates(round, status);
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY, candidate_id TEXT NOT NULL, attempt INTEGER NOT NULL, accepted INTEGER NOT NULL,
+    checks TEXT NOT NULL, rejection_check TEXT, rejection_reason TEXT, duration_sec REAL, created_at REAL);
+CREATE INDEX IF NOT EXISTS attempts_candidate ON attempts(candidate_id);
+CREATE TABLE IF NOT EXISTS llm_calls (
+    id INTEGER PRIMARY KEY, candidate_id TEXT, stage TEXT, model TEXT, tokens_in INTEGER, tokens_out INTEGER,
+    cost_usd REAL, cache_hit INTEGER, created_at REAL);
+CREATE TABLE IF NOT EXISTS rounds (
+    round INTEGER PRIMARY KEY, status TEXT NOT NULL, started_at REAL, finished_at REAL, stop_reason TEXT);
+CREATE TABLE IF NOT EXISTS fingerprints (task_id TEXT PRIMARY KEY, whole BLOB NOT NULL, added BLOB NOT NULL);
+"""
+
+
+class TaskRow(BaseModel):
+    id: str
+    name: str
+    round: int
+    parent_id: str | None
+    root_id: str
+    path: str
+    proposer: str | None = None
+    steps: list[str] = []
+    solution_lines: int | None = None
+    executed_commands: int | None = None
+    oracle_sec: float | None = None
+    build_sec: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    repair_attempts: int | None = None
+
+
+class CandidateRow(BaseModel):
+    id: str
+    round: int
+    parent_id: str | None
+    seed: int
+    status: str
+    """pending, accepted, rejected, error."""
+    attempts: int = 0
+    task_id: str | None = None
+    rejection_check: str | None = None
+    rejection_reason: str | None = None
+    detail: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+
+class Store:
+    """One SQLite database per run; every write goes through this object (the one writer)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- meta -------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row["value"] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # -- candidates -------------------------------------------------------------------------
+
+    def candidate(self, candidate_id: str) -> CandidateRow | None:
+        row = self._db.execute("SELECT * FROM candidates WHERE id = ?", (candidate_id,)).fetchone()
+        return CandidateRow.model_validate(dict(row)) if row else None
+
+    def add_candidate(self, candidate_id: str, round_: int, parent_id: str | None, seed: int) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO candidates(id, round, parent_id, seed, status, updated_at) VALUES (?,?,?,?,?,?)",
+            (candidate_id, round_, parent_id, seed, "pending", time.time()))
+
+    def record_attempt(self, candidate_id: str, attempt: int, report: dict[str, Any], accepted: bool) -> None:
+        rejection = report.get("rejection") or {}
+        self._db.execute(
+            "INSERT INTO attempts(candidate_id, attempt, accepted, checks, rejection_check, rejection_reason, "
+            "duration_sec, created_at) VALUES (?,?,?,?,?,?,?,?)",
+            (candidate_id, attempt, int(accepted), json.dumps(report.get("checks", [])), rejection.get("check"),
+             rejection.get("reason"), report.get("duration_sec"), time.time()))
+        self._db.execute("UPDATE candidates SET attempts = ?, updated_at = ? WHERE id = ?",
+                         (attempt + 1, time.time(), candidate_id))
+
+    def add_usage(self, candidate_id: str, tokens_in: int, tokens_out: int, cost_usd: float) -> None:
+        self._db.execute(
+            "UPDATE candidates SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, cost_usd = cost_usd + ? "
+            "WHERE id = ?", (tokens_in, tokens_out, cost_usd, candidate_id))
+
+    def record_llm_call(self, candidate_id: str, stage: str, model: str, tokens_in: int, tokens_out: int,
+                        cost_usd: float, cache_hit: bool) -> None:
+        self._db.execute(
+            "INSERT INTO llm_calls(candidate_id, stage, model, tokens_in, tokens_out, cost_usd, cache_hit, created_at) "
+            "VALUES (?,?,?,?,?,?,?,?)", (candidate_id, stage, model, tokens_in, tokens_out, cost_usd, int(cache_hit),
+                                         time.time()))
+
+    def reject_candidate(self, candidate_id: str, check: str, reason: str, detail: str, status: str = "rejected") -> None:
+        self._db.execute(
+            "UPDATE candidates SET status = ?, rejection_check = ?, rejection_reason = ?, detail = ?, updated_at = ? "
+            "WHERE id = ?", (status, check, reason, detail[:2000], time.time(), candidate_id))
+
+    def accept(self, candidate_id: str, task: TaskRow, whole: bytes, added: bytes) -> None:
+        """Insert the task (its directory already complete on disk) and close its candidate, atomically."""
+        with self.transaction() as db:
+            data = task.model_dump()
+            data["steps"] = json.dumps(data["steps"])
+            data["created_at"] = time.time()
+            columns = ", ".join(data)
+            db.execute(f"INSERT INTO tasks({columns}) VALUES ({', '.join('?' * len(data))})", tuple(data.values()))
+            db.execute("INSERT OR REPLACE INTO fingerprints(task_id, whole, added) VALUES (?,?,?)",
+                       (task.id, whole, added))
+            db.execute("UPDATE candidates SET status = 'accepted', task_id = ?, updated_at = ? WHERE id = ?",
+                       (task.id, time.time(), candidate_id))
+
+    # -- queries ----------------------------------------------------------------------------
+
+    def task(self, task_id: str) -> TaskRow | None:
+        row = self._db.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        return _task_row(row) if row else None
+
+    def tasks(self, round_: int | None = None) -> list[TaskRow]:
+        if round_ is None:
+            rows = self._db.execute("SELECT * FROM tasks ORDER BY round, id")
+        else:
+            rows = self._db.execute("SELECT * FROM tasks WHERE round = ? ORDER BY id", (round_,))
+        return [_task_row(r) for r in rows]
+
+    def fingerprints(self) -> Iterator[tuple[str, bytes, bytes]]:
+        for row in self._db.execute("SELECT task_id, whole, added FROM fingerprints ORDER BY task_id"):
+            yield row["task_id"], row["whole"], row["added"]
+
+    def candidates(self, round_: int | None = None) -> list[CandidateRow]:
+        query, args = "SELECT * FROM candidates", ()
+        if round_ is not None:
+            query, args = query + " WHERE round = ?", (round_,)
+        return [CandidateRow.model_validate(dict(r)) for r in self._db.execute(query + " ORDER BY id", args)]
+
+    def candidate_count(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM candidates").fetchone()[0]
+
+    def total_cost(self) -> float:
+        return float(self._db.execute("SELECT COALESCE(SUM(cost_usd), 0) FROM candidates").fetchone()[0])
+
+    def attempts(self, round_: int) -> list[sqlite3.Row]:
+        return list(self._db.execute(
+            "SELECT a.* FROM attempts a JOIN candidates c ON c.id = a.candidate_id WHERE c.round = ?", (round_,)))
+
+    def check_verdict_counts(self, round_: int) -> list[sqlite3.Row]:
+        """(check_name, verdict, n) over every attempt of a round."""
+        # json_each keeps the work in SQLite's C code: fast even for very large runs.
+        return self._db.execute(
+            "SELECT json_extract(j.value, '$.check') AS check_name, json_extract(j.value, '$.verdict') AS verdict, "
+            "COUNT(*) AS n FROM attempts a JOIN candidates c ON c.id = a.candidate_id, json_each(a.checks) j "
+            "WHERE c.round = ? GROUP BY check_name, verdict", (round_,)).fetchall()
+
+    def llm_calls(self, round_: int) -> sqlite3.Row:
+        return self._db.execute(
+            "SELECT COUNT(*) AS calls, COALESCE(SUM(l.cache_hit), 0) AS cache_hits FROM llm_calls l "
+            "JOIN candidates c ON c.id = l.candidate_id WHERE c.round = ?", (round_,)).fetchone()
+
+    # -- rounds -----------------------------------------------------------------------------
+
+    def start_round(self, round_: int) -> None:
+        self._db.execute("INSERT OR IGNORE INTO rounds(round, status, started_at) VALUES (?, 'running', ?)",
+                         (round_, time.time()))
+
+    def finish_round(self, round_: int) -> None:
+        self._db.execute("UPDATE rounds SET status = 'done', finished_at = ?, stop_reason = NULL WHERE round = ?",
+                         (time.time(), round_))
+
+    def stop_round(self, round_: int, reason: str) -> None:
+        self._db.execute("UPDATE rounds SET stop_reason = ? WHERE round = ?", (reason, round_))
+
+    def rounds(self) -> list[sqlite3.Row]:
+        return list(self._db.execute("SELECT * FROM rounds ORDER BY round"))
+
+    def round_done(self, round_: int) -> bool:
+        row = self._db.execute("SELECT status FROM rounds WHERE round = ?", (round_,)).fetchone()
+        return bool(row and row["status"] == "done")
+
+
+def _task_row(row: sqlite3.Row) -> TaskRow:
+    data = dict(row)
+    data["steps"] = json.loads(data["steps"] or "[]")
+    data.pop("created_at", None)
+    return TaskRow.model_validate(data)
