@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 COMPLETIONS_PATH = "/v1/chat/completions"
 
@@ -92,7 +92,7 @@ class FakeOpenAI:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def __enter__(self) -> FakeOpenAI:
+    def __enter__(self) -> Self:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         # Handler threads may still sleep in a delayed reply when the test ends: never wait on them.
         server.daemon_threads = True
@@ -168,13 +168,13 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         # HTTP/1.0: one request per connection, so a dropped connection never hits a pooled one.
         protocol_version = "HTTP/1.0"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        def do_GET(self) -> None:
             self._send(404, json.dumps(error_body(404)))
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             if self.path.rstrip("/") != COMPLETIONS_PATH:

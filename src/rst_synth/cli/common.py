@@ -38,9 +38,9 @@ def load_task(path: Path) -> Task:
         raise fail(str(exc)) from None
 
 
-def open_sandbox(backend: str) -> Sandbox:
+def open_sandbox(backend: str, **options: object) -> Sandbox:
     try:
-        return make_sandbox(backend)
+        return make_sandbox(backend, **options)
     except (SandboxError, ValueError) as exc:
         raise fail(str(exc)) from None
 

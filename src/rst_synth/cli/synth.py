@@ -70,7 +70,8 @@ def synth_command(
     paths.root.mkdir(parents=True, exist_ok=True)
     config.dump(paths.config)
     setup_logging(verbose, paths.log)
-    sandbox = open_sandbox(backend)
+    # Scoped to the run directory, so a resume can remove what a killed earlier run left running.
+    sandbox = open_sandbox(backend, labels={"rst-synth.run-dir": str(paths.root.resolve())})
     try:
         chosen = make_proposer(config.proposer, sandbox=sandbox, **config.proposer_options)
     except ValueError as exc:
@@ -80,6 +81,7 @@ def synth_command(
     store = Store(paths.db)
 
     async def work() -> str:
+        await sandbox.prune()
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("proposed {task.fields[proposed]}  accepted {task.fields[accepted]}  "
                               "spent ${task.fields[spent]:.4f}"), TimeElapsedColumn())

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from rst_synth.task import Task
 
+_SCHEME = "affine32"  # fixed, so fingerprints stored by one version load in the next
 _WORD = re.compile(r"[A-Za-z0-9_./-]+")
 
 
@@ -59,7 +60,7 @@ class NoveltyIndex:
         words = _WORD.findall(text.lower())
         n = self.config.shingle_words
         shingles = {" ".join(words[i : i + n]) for i in range(max(1, len(words) - n + 1))}
-        digest = MinHash(num_perm=self.config.num_perm, seed=1)
+        digest = MinHash(num_perm=self.config.num_perm, seed=1, scheme=_SCHEME)
         digest.update_batch([s.encode() for s in shingles])
         return digest
 
@@ -85,4 +86,5 @@ class NoveltyIndex:
         return np.asarray(digest.hashvalues, dtype=np.uint64).tobytes()
 
     def load(self, raw: bytes) -> MinHash:
-        return MinHash(num_perm=self.config.num_perm, seed=1, hashvalues=np.frombuffer(raw, dtype=np.uint64))
+        return MinHash(num_perm=self.config.num_perm, seed=1, scheme=_SCHEME,
+                       hashvalues=np.frombuffer(raw, dtype=np.uint64))

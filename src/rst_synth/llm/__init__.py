@@ -1,11 +1,11 @@
 """The llm part: async chat completions with retries, usage and cost, and an on-disk cache.
 
-    config = LLMConfig.from_sources(Path("rst.toml"), os.environ, model=cli_model)
-    llm = make_llm(config)
-    try:
-        result = await llm.chat([{"role": "user", "content": "hello"}])
-    finally:
-        await llm.close()
+config = LLMConfig.from_sources(Path("rst.toml"), os.environ, model=cli_model)
+llm = make_llm(config)
+try:
+    result = await llm.chat([{"role": "user", "content": "hello"}])
+finally:
+    await llm.close()
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import random
 import re
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlparse
 
 import openai
@@ -133,6 +133,8 @@ class OpenAICompatibleLLM:
 
         started = time.monotonic()
         try:
+            # The slot is held through backoff sleeps too: a rate-limited endpoint then sees fewer
+            # requests, not the same number from more waiting calls.
             async with self._semaphore:
                 result, attempts = await self._send(request)
         except LLMError as exc:
@@ -155,7 +157,7 @@ class OpenAICompatibleLLM:
     async def close(self) -> None:
         await self._client.close()
 
-    async def __aenter__(self) -> OpenAICompatibleLLM:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -228,8 +230,10 @@ class OpenAICompatibleLLM:
         finish_reason = getattr(choice, "finish_reason", None)
         if not isinstance(content, str) or not content:
             refusal = getattr(message, "refusal", None)
-            why = f"refused: {self._redact(str(refusal))[:_SERVER_TEXT_CHARS]}" if refusal else (
-                f"finish_reason={finish_reason}"
+            why = (
+                f"refused: {self._redact(str(refusal))[:_SERVER_TEXT_CHARS]}"
+                if refusal
+                else (f"finish_reason={finish_reason}")
             )
             raise LLMError("bad_reply", f"no content in the reply from {self.endpoint} ({why})")
 

@@ -104,6 +104,10 @@ class Sandbox(Protocol):
         """Remove every container still alive and release the engine connection."""
         ...
 
+    async def prune(self) -> int:
+        """Remove containers an earlier, killed process with the same scope labels left behind."""
+        ...
+
     def remove_all_sync(self) -> None:
         """Last-resort removal of live containers when no event loop runs (Ctrl-C, SIGTERM)."""
         ...

@@ -51,7 +51,7 @@ API_CALL_TIMEOUT_SEC = 120.0
 class DockerSandbox:
     """Fresh containers from images built once per build-context hash."""
 
-    def __init__(self, max_workers: int = 64, use_init: bool = True) -> None:
+    def __init__(self, max_workers: int = 64, use_init: bool = True, labels: dict[str, str] | None = None) -> None:
         try:
             self._client = docker.from_env(timeout=HTTP_TIMEOUT_SEC, max_pool_size=max_workers)
             self._client.ping()
@@ -65,7 +65,8 @@ class DockerSandbox:
         self._use_init = use_init
         self._build_locks: dict[str, asyncio.Lock] = {}
         self._live: set[str] = set()
-        self._labels = {LABEL: "1"}
+        self._scope = dict(labels or {})
+        self._labels = {LABEL: "1", **self._scope}
         if os.environ.get(RUN_LABEL_ENV):
             self._labels[RUN_LABEL] = os.environ[RUN_LABEL_ENV]
 
@@ -167,6 +168,18 @@ class DockerSandbox:
             if not isinstance(exc, NotFound):
                 log.warning("could not remove container %s: %s", container_id[:12], exc)
         self._live.discard(container_id)
+
+    async def prune(self) -> int:
+        """Remove containers that carry this sandbox's scope labels but no live owner here: what a
+        killed earlier process (kill -9 cannot clean up) left behind. Returns how many."""
+        if not self._scope:
+            return 0
+        filters = {"label": [f"{k}={v}" for k, v in self._scope.items()]}
+        stale = await self._call(self._api.containers, all=True, filters=filters)
+        for container in stale:
+            if container["Id"] not in self._live:
+                await self._remove(container["Id"])
+        return len([c for c in stale if c["Id"] not in self._live])
 
     async def close(self) -> None:
         for container_id in list(self._live):

@@ -137,7 +137,7 @@ def parse_reply(text: str | None, expected: list[Expect], *, finish_reason: str 
         index = _find(blocks, expect, claimed)
         if index is None:
             if expect.required:
-                raise _missing(blocks, expect, claimed)
+                raise _missing(blocks, expect, claimed, expected)
             continue
         claimed.add(index)
         block = blocks[index]
@@ -149,7 +149,7 @@ def parse_reply(text: str | None, expected: list[Expect], *, finish_reason: str 
         _check_content(expect, block.content)
         found[expect.path] = block.content
     if require_any and not found:
-        raise _missing(blocks, expected[0], claimed) if expected else ProposalError("missing_block", "")
+        raise _missing(blocks, expected[0], claimed, expected) if expected else ProposalError("missing_block", "")
     return found
 
 
@@ -162,9 +162,10 @@ def _find(blocks: list[Block], expect: Expect, claimed: set[int]) -> int | None:
     return unlabelled[0] if unlabelled else None
 
 
-def _missing(blocks: list[Block], expect: Expect, claimed: set[int]) -> ProposalError:
+def _missing(blocks: list[Block], expect: Expect, claimed: set[int], expected: list[Expect]) -> ProposalError:
+    # A block in another language that names no file we asked for was meant as this one.
     others = [b for k, b in enumerate(blocks) if k not in claimed and b.language and b.language != expect.language
-              and (not b.path or language_of_path(b.path) in ("", expect.language))]
+              and (not b.path or not any(e.matches(b.path) for e in expected))]
     if others:
         return ProposalError("wrong_language", f"{expect.path}: asked for a {expect.language} block, "
                              f"got a {others[0].language} block (line {others[0].line})")

@@ -45,6 +45,8 @@ class PromptBudgets(BaseModel):
     instruction_chars: int = Field(default=4000, ge=200)
     tests_chars: int = Field(default=4000, ge=200)
     """Budget of the newest test module shown in full; older modules are listed by test names."""
+    tests_summary_chars: int = Field(default=1500, ge=100)
+    """Budget of the list of older test modules (newest first; the oldest beyond it are counted)."""
     dockerfile_chars: int = Field(default=2000, ge=200)
     artifacts: int = Field(default=30, ge=0)
     """Most artifacts listed."""
@@ -119,19 +121,29 @@ def pytest_modules(task: Task) -> list[tuple[str, str]]:
     return sorted(mods, key=lambda m: _module_age(m[0]))
 
 
-def summarize_tests(task: Task, budget: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """(modules shown in full, modules summarized by test names): only the newest one in full."""
+def summarize_tests(task: Task, budget: int, summary_budget: int = 1500
+                    ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """(modules shown in full, modules summarized by test names): only the newest one in full, the
+    older ones by name within `summary_budget` characters, newest first; the rest are counted."""
     mods = pytest_modules(task)
     if not mods:
         return [], []
     *older, (newest_rel, newest_src) = mods
     full = [{"path": newest_rel, "source": elide(newest_src, budget)}]
-    summary = []
-    for rel, src in older:
+    summary: list[dict[str, str]] = []
+    used = 0
+    for index, (rel, src) in enumerate(reversed(older)):
         names = names_of_tests(src)
         shown = ", ".join(names[:25]) + (f" (+{len(names) - 25} more)" if len(names) > 25 else "")
-        summary.append({"path": rel, "names": shown or "(no test functions found)"})
-    return full, summary
+        entry = {"path": rel, "names": shown or "(no test functions found)"}
+        used += len(rel) + len(entry["names"]) + 4
+        if used > summary_budget:
+            rest = list(reversed(older))[index:]
+            count = sum(len(names_of_tests(s)) for _, s in rest)
+            summary.append({"path": f"{len(rest)} older modules", "names": f"{count} tests, not listed"})
+            break
+        summary.append(entry)
+    return full, list(reversed(summary))
 
 
 _DETAIL_KEYS = ("header", "rows", "delimiter", "type", "length", "keys", "numeric_keys", "tables", "views",
@@ -169,7 +181,7 @@ def _nl(text: str) -> str:
 
 def parent_context(parent: Task, discovery: Discovery | None, budgets: PromptBudgets, theme: str) -> dict[str, Any]:
     """The parts of the parent every stage shows, each within its budget, and the child's theme and tag."""
-    full, summary = summarize_tests(parent, budgets.tests_chars)
+    full, summary = summarize_tests(parent, budgets.tests_chars, budgets.tests_summary_chars)
     artifacts = discovery.artifacts[: budgets.artifacts] if discovery else []
     more = len(discovery.artifacts) - len(artifacts) if discovery else 0
     solve = parent.solve_sh

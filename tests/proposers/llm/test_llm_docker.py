@@ -1,0 +1,65 @@
+"""The llm proposer end to end: fake model, real Docker, real Validator (the parent check included)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import run_async, write_task
+from llm_proposer_support import WEAK_TESTS, FakeOpenAI, good_replies, make_proposer_for, stage_of, stage_responder
+from rst_synth.proposers import Proposal
+from rst_synth.sandbox import Sandbox
+from rst_synth.task import Task
+from rst_synth.validator import ValidationReport, Validator
+
+pytestmark = pytest.mark.docker
+
+
+def test_good_extension_is_accepted_by_the_validator(tmp_path: Path) -> None:
+    parent = Task.load(write_task(tmp_path / "tasks"))
+    with FakeOpenAI() as server:
+        server.responder = stage_responder(good_replies())
+
+        async def work(sandbox: Sandbox) -> tuple[Proposal, ValidationReport]:
+            proposer = make_proposer_for(server, tmp_path / "cache", sandbox)
+            try:
+                proposal = await proposer.propose(parent, seed=0)
+            finally:
+                await proposer.llm().close()
+            return proposal, await Validator(sandbox).validate(proposal.task, parent)
+
+        proposal, report = run_async(work)
+    # Discovery ran the parent's solution: the extend prompt lists what it made.
+    assert "/app/out.txt (text, new" in server.requests[0]["messages"][-1]["content"]
+    assert "building on /app/out.txt" in proposal.task.solve_sh
+    failure = report.first_failure
+    assert report.accepted, (failure, failure and failure.output_tail)
+    assert report.result_of("parent").passed and report.result_of("nop").passed
+
+
+def test_repair_round_trip_fixes_a_rejected_candidate(tmp_path: Path) -> None:
+    parent = Task.load(write_task(tmp_path / "tasks"))
+    with FakeOpenAI() as server:
+        # The first tests only check what the parent already made; the repair reply tests the new files.
+        server.responder = stage_responder(good_replies(tests=WEAK_TESTS))
+
+        async def work(sandbox: Sandbox) -> tuple[ValidationReport, Proposal, ValidationReport]:
+            proposer = make_proposer_for(server, tmp_path / "cache", sandbox)
+            validator = Validator(sandbox)
+            try:
+                first = await proposer.propose(parent, seed=1)
+                rejected = await validator.validate(first.task, parent)
+                fixed = await proposer.repair(parent, first, rejected, attempt=1)
+            finally:
+                await proposer.llm().close()
+            return rejected, fixed, await validator.validate(fixed.task, parent)
+
+        rejected, fixed, accepted = run_async(work)
+    failure = rejected.first_failure
+    assert failure is not None and failure.reason.value == "parent_solution_passes"
+    assert stage_of(server.requests[-1]) == "repair"
+    assert "reason: parent_solution_passes" in server.requests[-1]["messages"][-1]["content"]
+    assert fixed.usage.calls == 4
+    last = accepted.first_failure
+    assert accepted.accepted, (last, last and last.output_tail)

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from rst_synth.report import run_stats
+from rst_synth.store import Store, TaskRow
+
+
+def _report(accepted: bool, failing: str | None = None) -> dict:
+    checks = [{"check": c, "verdict": "pass"} for c in ("static", "build", "oracle", "nop")]
+    if failing:
+        checks.append({"check": failing, "verdict": "fail"})
+    return {"checks": checks, "rejection": None if accepted else {"check": failing, "reason": "x"}, "duration_sec": 1.0}
+
+
+def test_accept_is_atomic_and_closes_the_candidate(tmp_path) -> None:
+    store = Store(tmp_path / "run.db")
+    store.add_candidate("c1", 1, "p", 7)
+    row = TaskRow(id="t1", name="o/t1", round=1, parent_id="p", root_id="p", path="tasks/r01/t1", steps=["a"],
+                  solution_lines=10)
+    store.accept("c1", row, b"w", b"a")
+    assert store.candidate("c1").status == "accepted" and store.candidate("c1").task_id == "t1"
+    assert store.task("t1").steps == ["a"]
+    store.add_candidate("c2", 1, "p", 8)
+    with pytest.raises(sqlite3.IntegrityError):  # the same task id twice: nothing of c2 is written
+        store.accept("c2", row, b"w", b"a")
+    assert store.candidate("c2").status == "pending"
+    assert len(store.tasks()) == 1
+
+
+def test_stats_per_round(tmp_path) -> None:
+    store = Store(tmp_path / "run.db")
+    store.start_round(1)
+    for i, lines in enumerate((10, 20, 30)):
+        cid = f"c{i}"
+        store.add_candidate(cid, 1, "p", i)
+        store.add_usage(cid, 100, 50, 0.01)
+        store.record_attempt(cid, 0, _report(True), True)
+        store.accept(cid, TaskRow(id=f"t{i}", name=f"o/t{i}", round=1, parent_id="p", root_id="p",
+                                  path=f"x/{i}", solution_lines=lines, executed_commands=lines * 2), b"", b"")
+    store.add_candidate("bad", 1, "p", 9)
+    store.record_attempt("bad", 0, _report(False, "parent"), False)
+    store.reject_candidate("bad", "parent", "parent_solution_passes", "")
+    store.finish_round(1)
+    [stats] = run_stats(store)
+    assert (stats.candidates, stats.accepted, stats.rejected) == (4, 3, 1)
+    assert stats.yield_rate == pytest.approx(0.75)
+    assert stats.pass_rates["oracle"] == 1.0 and stats.pass_rates["parent"] == 0.0
+    assert stats.median_solution_lines == 20 and stats.median_executed_commands == 40
+    assert stats.cost_per_accepted == pytest.approx(0.01)
+    assert stats.rejections == {"parent:parent_solution_passes": 1}
