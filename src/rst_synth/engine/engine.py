@@ -141,7 +141,7 @@ class Engine:
         try:
             async with self._propose_slots:
                 proposal = await self.proposer.propose(parent, seed=seed)
-            self._spend(cid, proposal)
+            self._spend(cid, proposal, "propose")
             self.progress.proposed(round_)
             for attempt in range(self.config.repairs + 1):
                 report = await self._validate(proposal.task, parent)
@@ -152,7 +152,7 @@ class Engine:
                 if attempt < self.config.repairs:
                     async with self._propose_slots:
                         proposal = await self.proposer.repair(parent, proposal, report, attempt=attempt + 1)
-                    self._spend(cid, proposal)
+                    self._spend(cid, proposal, "repair")
         except ProposalError as exc:
             self.store.reject_candidate(cid, "propose", exc.reason, exc.detail)
             self.progress.candidate_finished(round_, False, 0.0)
@@ -223,10 +223,12 @@ class Engine:
         self.novelty.add(task_id, whole, added)
         self.progress.candidate_finished(round_, True, metrics.cost_usd or 0.0 if metrics else 0.0)
 
-    def _spend(self, cid: str, proposal: Proposal) -> None:
+    def _spend(self, cid: str, proposal: Proposal, stage: str) -> None:
         usage = proposal.usage
         if usage.calls or usage.cost_usd:
             self.store.add_usage(cid, usage.tokens_in, usage.tokens_out, usage.cost_usd)
+            self.store.record_llm_calls(cid, stage, usage.calls, usage.cached_calls, usage.tokens_in,
+                                        usage.tokens_out, usage.cost_usd)
 
     def _load(self, row: TaskRow) -> Task:
         if row.id not in self._tasks:

@@ -35,8 +35,8 @@ CREATE TABLE IF NOT EXISTS attempts (
     checks TEXT NOT NULL, rejection_check TEXT, rejection_reason TEXT, duration_sec REAL, created_at REAL);
 CREATE INDEX IF NOT EXISTS attempts_candidate ON attempts(candidate_id);
 CREATE TABLE IF NOT EXISTS llm_calls (
-    id INTEGER PRIMARY KEY, candidate_id TEXT, stage TEXT, model TEXT, tokens_in INTEGER, tokens_out INTEGER,
-    cost_usd REAL, cache_hit INTEGER, created_at REAL);
+    id INTEGER PRIMARY KEY, candidate_id TEXT, stage TEXT, calls INTEGER, cache_hits INTEGER,
+    tokens_in INTEGER, tokens_out INTEGER, cost_usd REAL, created_at REAL);
 CREATE TABLE IF NOT EXISTS rounds (
     round INTEGER PRIMARY KEY, status TEXT NOT NULL, started_at REAL, finished_at REAL, stop_reason TEXT);
 CREATE TABLE IF NOT EXISTS fingerprints (task_id TEXT PRIMARY KEY, whole BLOB NOT NULL, added BLOB NOT NULL);
@@ -138,11 +138,12 @@ class Store:
             "UPDATE candidates SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, cost_usd = cost_usd + ? "
             "WHERE id = ?", (tokens_in, tokens_out, cost_usd, candidate_id))
 
-    def record_llm_call(self, candidate_id: str, stage: str, model: str, tokens_in: int, tokens_out: int,
-                        cost_usd: float, cache_hit: bool) -> None:
+    def record_llm_calls(self, candidate_id: str, stage: str, calls: int, cache_hits: int, tokens_in: int,
+                         tokens_out: int, cost_usd: float) -> None:
+        """The model calls one proposal or repair made (a proposer reports them summed)."""
         self._db.execute(
-            "INSERT INTO llm_calls(candidate_id, stage, model, tokens_in, tokens_out, cost_usd, cache_hit, created_at) "
-            "VALUES (?,?,?,?,?,?,?,?)", (candidate_id, stage, model, tokens_in, tokens_out, cost_usd, int(cache_hit),
+            "INSERT INTO llm_calls(candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, created_at) "
+            "VALUES (?,?,?,?,?,?,?,?)", (candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd,
                                          time.time()))
 
     def reject_candidate(self, candidate_id: str, check: str, reason: str, detail: str, status: str = "rejected") -> None:
@@ -206,7 +207,7 @@ class Store:
 
     def llm_calls(self, round_: int) -> sqlite3.Row:
         return self._db.execute(
-            "SELECT COUNT(*) AS calls, COALESCE(SUM(l.cache_hit), 0) AS cache_hits FROM llm_calls l "
+            "SELECT COALESCE(SUM(l.calls), 0) AS calls, COALESCE(SUM(l.cache_hits), 0) AS cache_hits FROM llm_calls l "
             "JOIN candidates c ON c.id = l.candidate_id WHERE c.round = ?", (round_,)).fetchone()
 
     # -- rounds -----------------------------------------------------------------------------
