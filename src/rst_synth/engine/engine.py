@@ -154,11 +154,15 @@ class Engine:
                         proposal = await self.proposer.repair(parent, proposal, report, attempt=attempt + 1)
                     self._spend(cid, proposal, "repair")
         except ProposalError as exc:
+            log.info("candidate %s: no proposal", cid, extra={"fields": {"candidate": cid, "reason": exc.reason}})
             self.store.reject_candidate(cid, "propose", exc.reason, exc.detail)
             self.progress.candidate_finished(round_, False, 0.0)
             return
         failure = report.first_failure
         status = "error" if failure and failure.verdict is Verdict.ERROR else "rejected"
+        log.info("candidate %s %s", cid, status, extra={"fields": {
+            "candidate": cid, "check": failure.check.value if failure else None,
+            "reason": failure.reason.value if failure else None, "attempts": self.config.repairs + 1}})
         self.store.reject_candidate(cid, failure.check.value if failure else "?", failure.reason.value if failure else "?",
                                     failure.detail if failure else "", status=status)
         self.progress.candidate_finished(round_, False, proposal.usage.cost_usd)
@@ -220,6 +224,9 @@ class Engine:
                                                      "tokens_in", "tokens_out", "cost_usd", "repair_attempts"})
                          if metrics else {}))
         self.store.accept(cid, row, NoveltyIndex.dump(whole), NoveltyIndex.dump(added))
+        log.info("candidate %s accepted as %s", cid, task_id, extra={"fields": {
+            "candidate": cid, "task": task_id, "round": round_, "solution_lines": row.solution_lines,
+            "executed_commands": row.executed_commands}})
         self.novelty.add(task_id, whole, added)
         self.progress.candidate_finished(round_, True, metrics.cost_usd or 0.0 if metrics else 0.0)
 
