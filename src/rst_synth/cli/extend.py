@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from rst_synth.cli.common import console, err_console, fail, load_task, open_sandbox, run_with_sandbox
-from rst_synth.proposers import ProposalError, make_proposer
+from rst_synth.cli.common import build_proposer, console, err_console, load_task, open_sandbox, run_with_sandbox
 from rst_synth.engine import record_figures
+from rst_synth.proposers import ProposalError
 from rst_synth.task import Task
 from rst_synth.validator import ValidationReport, Validator, ValidatorConfig
 
@@ -23,6 +23,9 @@ def extend_command(
     count: Annotated[int, typer.Option("-n", "--count", min=1, help="Children to make.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the first child; later ones use seed + 1, + 2, ...")] = 0,
     repairs: Annotated[int, typer.Option("--repairs", min=0, help="Repair attempts after a rejection.")] = 2,
+    model: Annotated[str | None, typer.Option(help="llm proposer: model name (or RST_LLM_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")] = None,
+    llm_config: Annotated[Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table.")] = None,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
     """Extend one task into K children, each validated against it (the parent check included).
@@ -32,10 +35,8 @@ def extend_command(
     """
     parent = load_task(task_dir)
     sandbox = open_sandbox(backend)
-    try:
-        proposer = make_proposer(proposer_name, sandbox=sandbox)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    endpoint = {"model": model, "base_url": base_url, "llm_config_file": str(llm_config) if llm_config else None}
+    proposer = build_proposer(proposer_name, sandbox, endpoint, out / ".llm-cache")
     validator = Validator(sandbox, ValidatorConfig())
 
     async def one(index: int) -> tuple[int, Task | None, ValidationReport | None, str]:
@@ -58,6 +59,14 @@ def extend_command(
         return index, None, report, f"{failure.check.value}: {failure.reason.value}" if failure else "rejected"
 
     async def work() -> list[tuple[int, Task | None, ValidationReport | None, str]]:
+        try:
+            return await extend_all()
+        finally:
+            close = getattr(proposer, "close", None)
+            if close is not None:
+                await close()
+
+    async def extend_all() -> list[tuple[int, Task | None, ValidationReport | None, str]]:
         # Different seeds can draw the same steps; such a child is made once, and another
         # seed is tried instead, up to three tries per wanted child.
         results: list[tuple[int, Task | None, ValidationReport | None, str]] = []

@@ -8,8 +8,8 @@ import typer
 
 from rst_synth import __version__
 from rst_synth.cli.common import setup_logging
-from rst_synth.cli.importer import import_app
 from rst_synth.cli.extend import extend_command
+from rst_synth.cli.importer import import_app
 from rst_synth.cli.seeds import seeds_app
 from rst_synth.cli.stats import export_command, stats_command
 from rst_synth.cli.synth import synth_command

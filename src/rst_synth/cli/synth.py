@@ -8,10 +8,9 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from rst_synth.cli.common import console, fail, open_sandbox, run_with_sandbox, setup_logging
+from rst_synth.cli.common import build_proposer, console, fail, open_sandbox, run_with_sandbox, setup_logging
 from rst_synth.cli.stats import stats_table
 from rst_synth.engine import Engine, SynthConfig
-from rst_synth.proposers import make_proposer
 from rst_synth.report import run_stats
 from rst_synth.store import RunPaths, Store
 from rst_synth.task import TaskFormatError
@@ -54,6 +53,9 @@ def synth_command(
     max_usd: Annotated[float | None, typer.Option(help="Stop once LLM spend reaches this many dollars.")] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes of this invocation.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of every random choice of the run. [default: 0]")] = None,
+    model: Annotated[str | None, typer.Option(help="llm proposer: model name (or RST_LLM_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")] = None,
+    llm_config: Annotated[Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table (prices, retries, ...).")] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
@@ -66,16 +68,17 @@ def synth_command(
         "proposal_workers": proposal_workers, "validation_workers": validation_workers,
         "max_candidates": max_candidates, "max_usd": max_usd, "max_minutes": max_minutes, "seed": seed,
     }.items() if v is not None}
+    endpoint = {k: v for k, v in {"model": model, "base_url": base_url,
+                                   "llm_config_file": str(llm_config.resolve()) if llm_config else None}.items() if v}
     config = _config(paths, seeds_dir, given)
+    if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
+        config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
     paths.root.mkdir(parents=True, exist_ok=True)
     config.dump(paths.config)
     setup_logging(verbose, paths.log)
     # Scoped to the run directory, so a resume can remove what a killed earlier run left running.
     sandbox = open_sandbox(backend, labels={"rst-synth.run-dir": str(paths.root.resolve())})
-    try:
-        chosen = make_proposer(config.proposer, sandbox=sandbox, **config.proposer_options)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    chosen = build_proposer(config.proposer, sandbox, config.proposer_options, paths.llm_cache)
     validator = Validator(sandbox, ValidatorConfig(max_containers=2 * config.validation_workers,
                                                    determinism_runs=config.determinism_runs))
     store = Store(paths.db)
@@ -87,7 +90,12 @@ def synth_command(
                               "spent ${task.fields[spent]:.4f}"), TimeElapsedColumn())
         with Progress(*columns, console=console) as progress:
             engine = Engine(config, paths, store, chosen, validator, RichProgress(progress))
-            return await engine.run()
+            try:
+                return await engine.run()
+            finally:
+                close = getattr(chosen, "close", None)
+                if close is not None:
+                    await close()
 
     try:
         reason = run_with_sandbox(sandbox, work)

@@ -20,7 +20,7 @@ from typing import Protocol
 from rst_synth.engine.accept import record_figures
 from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.novelty import NoveltyIndex
-from rst_synth.proposers import Proposal, ProposalError, Proposer
+from rst_synth.proposers import Proposal, ProposalError, Proposer, Usage
 from rst_synth.store import RunPaths, Store, TaskRow
 from rst_synth.task import Task, TaskFormatError, TaskPaths
 from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Validator, Verdict
@@ -138,10 +138,11 @@ class Engine:
             await self._validate_seed(cid, seed_dir)
             return
         parent = self._load(parent_row)  # type: ignore[arg-type]
+        paid = Usage()  # what this candidate's proposals have cost so far (proposers report it cumulatively)
         try:
             async with self._propose_slots:
                 proposal = await self.proposer.propose(parent, seed=seed)
-            self._spend(cid, proposal, "propose")
+            paid = self._spend(cid, proposal.usage, paid, "propose")
             self.progress.proposed(round_)
             for attempt in range(self.config.repairs + 1):
                 report = await self._validate(proposal.task, parent)
@@ -152,8 +153,10 @@ class Engine:
                 if attempt < self.config.repairs:
                     async with self._propose_slots:
                         proposal = await self.proposer.repair(parent, proposal, report, attempt=attempt + 1)
-                    self._spend(cid, proposal, "repair")
+                    paid = self._spend(cid, proposal.usage, paid, "repair")
         except ProposalError as exc:
+            if exc.usage is not None:
+                self._spend(cid, exc.usage, paid, "failed")
             log.info("candidate %s: no proposal", cid, extra={"fields": {"candidate": cid, "reason": exc.reason}})
             self.store.reject_candidate(cid, "propose", exc.reason, exc.detail)
             self.progress.candidate_finished(round_, False, 0.0)
@@ -230,12 +233,15 @@ class Engine:
         self.novelty.add(task_id, whole, added)
         self.progress.candidate_finished(round_, True, metrics.cost_usd or 0.0 if metrics else 0.0)
 
-    def _spend(self, cid: str, proposal: Proposal, stage: str) -> None:
-        usage = proposal.usage
-        if usage.calls or usage.cost_usd:
-            self.store.add_usage(cid, usage.tokens_in, usage.tokens_out, usage.cost_usd)
-            self.store.record_llm_calls(cid, stage, usage.calls, usage.cached_calls, usage.tokens_in,
-                                        usage.tokens_out, usage.cost_usd)
+    def _spend(self, cid: str, total: Usage, paid: Usage, stage: str) -> Usage:
+        """Record what `total` adds to what was already recorded as `paid`; returns the new total."""
+        calls, cached = total.calls - paid.calls, total.cached_calls - paid.cached_calls
+        tokens_in, tokens_out = total.tokens_in - paid.tokens_in, total.tokens_out - paid.tokens_out
+        cost = total.cost_usd - paid.cost_usd
+        if calls > 0 or cost > 0:
+            self.store.add_usage(cid, tokens_in, tokens_out, cost)
+            self.store.record_llm_calls(cid, stage, calls, cached, tokens_in, tokens_out, cost)
+        return total
 
     def _load(self, row: TaskRow) -> Task:
         if row.id not in self._tasks:

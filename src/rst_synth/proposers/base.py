@@ -14,10 +14,12 @@ from rst_synth.validator import ValidationReport
 class ProposalError(RuntimeError):
     """No candidate could be made (nothing applies, malformed model reply, ...)."""
 
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "", usage: Usage | None = None) -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
+        self.usage = usage
+        """What the failed attempt cost (model calls already paid for)."""
 
 
 class Usage(BaseModel):
@@ -41,6 +43,7 @@ class Proposal(BaseModel):
     seed: int = 0
     """The seed it was drawn with (repairs derive theirs from it)."""
     usage: Usage = Field(default_factory=Usage)
+    """What this candidate has cost so far, earlier attempts that a repair started from included."""
 
 
 @runtime_checkable
@@ -79,4 +82,5 @@ def make_proposer(name: str, **options: Any) -> Proposer:
 
 def _load_builtin() -> None:
     # Importing registers them; kept lazy so `task` and `validator` users pay nothing.
+    import rst_synth.proposers.llm  # noqa: F401
     import rst_synth.proposers.procedural  # noqa: F401

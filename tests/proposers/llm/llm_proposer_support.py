@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from llm.fake_server import FakeOpenAI, Reply
+
 from rst_synth.llm import LLM, LLMConfig, make_llm
 from rst_synth.proposers.llm import LLMProposer, LLMProposerConfig
 from rst_synth.sandbox import Sandbox
 
-__all__ = ["FakeOpenAI", "Reply", "STAGES", "fence", "good_replies", "make_proposer_for", "stage_of", "stage_responder"]
+__all__ = ["STAGES", "FakeOpenAI", "Reply", "fence", "good_replies", "make_proposer_for", "stage_of", "stage_responder"]
 
 STAGES = ("extend", "realign_tests", "realign_instruction", "repair")
 

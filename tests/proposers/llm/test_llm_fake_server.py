@@ -81,6 +81,19 @@ def test_dockerfile_lines_are_appended(tmp_path: Path) -> None:
     assert child.dockerfile.endswith("install -y --no-install-recommends jq\n")
 
 
+def test_a_reply_repeating_the_parents_script_or_instruction_adds_only_the_new_part(tmp_path: Path) -> None:
+    parent = small_parent(tmp_path)
+    replies = good_replies()
+    replies["extend"] = fence("bash", "solution/solve.sh", parent.solve_sh + "\n" + GOOD_STEPS)
+    replies["realign_instruction"] = fence("markdown", "instruction.md", parent.instruction + "\n" + GOOD_ADDENDUM)
+    with FakeOpenAI() as server:
+        server.responder = stage_responder(replies)
+        child = propose(server, tmp_path / "cache", parent).task
+    assert child.solve_sh.count("echo hello > /app/out.txt") == 1
+    assert child.solve_sh.rstrip().endswith(GOOD_STEPS.rstrip())
+    assert child.instruction.count(parent.instruction.strip()) == 1 and child.instruction.endswith(GOOD_ADDENDUM)
+
+
 def test_theme_is_drawn_from_the_seed(tmp_path: Path) -> None:
     parent = small_parent(tmp_path)
     proposer = LLMProposer(None, llm=None)

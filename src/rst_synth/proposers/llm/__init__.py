@@ -4,7 +4,11 @@ tests, realign the instruction) and repairs a rejected candidate from the valida
 from rst_synth.proposers.llm.child import Parts, build_child, parts_of
 from rst_synth.proposers.llm.parse import Block, Expect, parse_reply, split_blocks
 from rst_synth.proposers.llm.prompts import THEMES, PromptBudgets, prompt_tokens
-from rst_synth.proposers.llm.proposer import LLMProposalError, LLMProposer, LLMProposerConfig
+from rst_synth.proposers.llm.proposer import (
+    LLMProposalError,
+    LLMProposer,
+    LLMProposerConfig,
+)
 
 __all__ = [
     "THEMES",

@@ -68,7 +68,7 @@ def parts_of(parent: Task, child: Task) -> Parts:
     header = solve.rfind(f"\n# --- step {tag}: ")
     steps = solve[solve.index("\n", header + 1) + 1:] if header >= 0 else ""
     prefix = parent.instruction.rstrip("\n")
-    addendum = child.instruction[len(prefix):] if child.instruction.startswith(prefix) else child.instruction
+    addendum = child.instruction.removeprefix(prefix)
     docker_prefix = parent.dockerfile.rstrip("\n")
     dockerfile = child.dockerfile
     append = dockerfile[len(docker_prefix):] if dockerfile.startswith(docker_prefix) else ""

@@ -29,6 +29,7 @@ from rst_synth.proposers.llm.prompts import (
     parent_context,
     rejection_context,
 )
+from rst_synth.proposers.procedural.assemble import _TRAILING_EXIT
 from rst_synth.proposers.procedural.discovery import Discovery, discover
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
@@ -132,7 +133,7 @@ class LLMProposer:
         first = await self._ask("extend", base, [Expect(STEPS_PATH, "bash", accept=("solution/*.sh",)),
                                                  Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False)],
                                 seed=seed, usage=usage)
-        steps, docker = first[STEPS_PATH], first.get(DOCKERFILE_APPEND_PATH, "")
+        steps, docker = _without_prefix(first[STEPS_PATH], parent.solve_sh), first.get(DOCKERFILE_APPEND_PATH, "")
 
         context = {**base, **candidate_context(budgets, steps=steps, dockerfile_append=docker)}
         test_expect = Expect(base["test_path"], "python", accept=("tests/test_*.py", "test_*.py"))
@@ -142,6 +143,7 @@ class LLMProposer:
         addendum = (await self._ask("realign_instruction", context,
                                     [Expect(ADDENDUM_PATH, "markdown", accept=("*.md",))],
                                     seed=seed, usage=usage))[ADDENDUM_PATH]
+        addendum = _without_prefix(addendum, parent.instruction)
 
         parts = Parts(theme=base["theme"], tag=base["tag"], steps=steps, tests=tests, addendum=addendum,
                       dockerfile_append=docker)
@@ -172,9 +174,9 @@ class LLMProposer:
         files = await self._ask("repair", context, expected, seed=rejected.seed * 1000 + attempt, usage=usage,
                                 require_any=True)
         fixed = parts.model_copy(update={
-            "steps": files.get(STEPS_PATH, parts.steps),
+            "steps": _without_prefix(files.get(STEPS_PATH, parts.steps), parent.solve_sh),
             "tests": files.get(parts.test_path, parts.tests),
-            "addendum": files.get(ADDENDUM_PATH, parts.addendum),
+            "addendum": _without_prefix(files.get(ADDENDUM_PATH, parts.addendum), parent.instruction),
             "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
         })
         return self._proposal(parent, fixed, found, rejected.seed, usage)
@@ -204,6 +206,16 @@ class LLMProposer:
             return parse_reply(result.text, expected, finish_reason=result.finish_reason, require_any=require_any)
         except ProposalError as exc:
             raise LLMProposalError(exc.reason, f"{stage}: {exc.detail}", usage) from None
+
+
+def _without_prefix(text: str, parent_text: str) -> str:
+    """`text` without the parent's own text in front: a model that repeats the whole solve.sh (or the
+    whole instruction) instead of only the new part would otherwise run the parent's work twice."""
+    body, prefix = text.strip(), _TRAILING_EXIT.sub("", parent_text.strip()).strip()
+    if prefix and body.startswith(prefix):
+        rest = body[len(prefix):].strip("\n")
+        return rest + "\n" if rest.strip() else text
+    return text
 
 
 def _content_key(task: Task) -> str:
