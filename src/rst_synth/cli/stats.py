@@ -12,6 +12,7 @@ from rich.table import Table
 from rst_synth.cli.common import console, fail
 from rst_synth.export import export_dataset
 from rst_synth.report import CHECKS, RoundStats, run_stats
+from rst_synth.report.plot import plot_rounds
 from rst_synth.store import RunPaths, Store
 
 _CHECK_SHORT = {"determinism": "determ"}
@@ -53,6 +54,7 @@ def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
 def stats_command(
     run: Annotated[Path, typer.Argument(help="A run directory made by `rst synth`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
+    plot: Annotated[Path | None, typer.Option(help="Also draw the growth curves and yield per round to this PNG.")] = None,
 ) -> None:
     """Per round: candidates, accepted, yield, pass rate of every check, medians of solution lines,
     executed commands and oracle time, tokens and cost per accepted task."""
@@ -61,10 +63,14 @@ def stats_command(
         stats = run_stats(store)
     finally:
         store.close()
+    if plot is not None:
+        plot_rounds(stats, plot, title=f"run {run.name}")
     if as_json:
         print(json.dumps([s.model_dump(by_alias=True) for s in stats], indent=2))
         return
     console.print(stats_table(stats, title=f"run {run}"))
+    if plot is not None:
+        console.print(f"plot: {plot}")
     for s in stats:
         if s.rejections:
             top = ", ".join(f"{k} x{n}" for k, n in list(s.rejections.items())[:4])

@@ -89,6 +89,14 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a run made by an earlier version up to this schema (columns are only ever added)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(llm_calls)")}
+        for column in ("calls", "cache_hits"):
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE llm_calls ADD COLUMN {column} INTEGER DEFAULT 0")
 
     def close(self) -> None:
         self._db.close()
