@@ -76,6 +76,14 @@ class Task(BaseModel):
             digest.update(content)
         return digest.hexdigest()
 
+    def workflow_hash(self) -> str:
+        """Hash of the build context and the solution: what the solution's outputs depend on."""
+        digest = hashlib.sha256(self.environment_hash().encode())
+        for rel in sorted(self.files):
+            if rel.startswith(f"{TaskPaths.SOLUTION_DIR}/"):
+                digest.update(rel.encode() + b"\0" + self.files[rel])
+        return digest.hexdigest()[:16]
+
     def _where(self, relative: str) -> Path:
         return (self.source_dir / relative) if self.source_dir else Path(relative)
 

@@ -7,7 +7,6 @@ parent and seed give the same prompts, so a repeated proposal is answered from t
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import random
 from typing import Any
 
@@ -118,7 +117,7 @@ class LLMProposer:
         """The parent's artifacts, discovered once per distinct parent; None without a sandbox."""
         if self.sandbox is None or not self.config.discover:
             return None
-        key = _content_key(parent)
+        key = parent.workflow_hash()
         async with self._locks.setdefault(key, asyncio.Lock()):
             if key not in self._discoveries:
                 self._discoveries[key] = await discover(self.sandbox, parent)
@@ -216,14 +215,6 @@ def _without_prefix(text: str, parent_text: str) -> str:
         rest = body[len(prefix):].strip("\n")
         return rest + "\n" if rest.strip() else text
     return text
-
-
-def _content_key(task: Task) -> str:
-    digest = hashlib.sha256(task.environment_hash().encode())
-    for rel in sorted(task.files):
-        if rel.startswith("solution/"):
-            digest.update(rel.encode() + b"\0" + task.files[rel])
-    return digest.hexdigest()[:16]
 
 
 @register_proposer(NAME)

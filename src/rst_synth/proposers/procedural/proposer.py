@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import random
 import re
 
@@ -56,7 +55,7 @@ class ProceduralProposer:
 
     async def discovery(self, parent: Task) -> Discovery:
         """The parent's artifacts, discovered once per distinct parent."""
-        key = _content_key(parent)
+        key = parent.workflow_hash()
         async with self._locks.setdefault(key, asyncio.Lock()):
             if key not in self._discoveries:
                 self._discoveries[key] = await discover(self.sandbox, parent)
@@ -77,7 +76,7 @@ class ProceduralProposer:
 
     async def _propose(self, parent: Task, *, seed: int, exclude: set[str]) -> Proposal:
         found = await self.discovery(parent)
-        rng = random.Random(f"{seed}:{_content_key(parent)}")
+        rng = random.Random(f"{seed}:{parent.workflow_hash()}")
         lineage = parent.config.metadata.lineage
         round_ = (lineage.round if lineage else 0) + 1
         count = rng.randint(self.config.min_steps, max(self.config.min_steps, self.config.max_steps))
@@ -112,14 +111,6 @@ class ProceduralProposer:
             used.add((operator.name, artifact.path))
             available.extend(step.produces)
         return steps
-
-
-def _content_key(task: Task) -> str:
-    digest = hashlib.sha256(task.environment_hash().encode())
-    for rel in sorted(task.files):
-        if rel.startswith("solution/"):
-            digest.update(rel.encode() + b"\0" + task.files[rel])
-    return digest.hexdigest()[:16]
 
 
 def _load_library() -> None:

@@ -15,7 +15,14 @@ from rst_synth.proposers.procedural.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import slug
 from rst_synth.proposers.procedural.operators.text_json_ops import (
-    MAX_TEXT_BYTES, SAME_TEXT, complete_sample, data_artifact, function, step, text_artifact)
+    MAX_TEXT_BYTES,
+    SAME_TEXT,
+    complete_sample,
+    data_artifact,
+    function,
+    step,
+    text_artifact,
+)
 
 
 class JsonOperator(Operator):
