@@ -31,8 +31,11 @@ def list_command(
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Tasks validated concurrently.")] = 2,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
-    """Validate every task in DIRECTORY and print its domain, solution lines, executed commands
-    and oracle time, as measured in this run. Exit status 0 only when all are accepted."""
+    """Validate a folder of tasks and print their measured figures.
+
+    Domain, solution lines, executed commands and oracle time of every task in DIRECTORY, as
+    measured in this run. Exit status 0 only when all are accepted.
+    """
     paths = task_dirs_in(directory)
     tasks = [load_task(p) for p in paths]
     reports = run_validations(tasks, [resolve_parent(t, None) for t in tasks], jobs=jobs, backend=backend)

@@ -56,8 +56,11 @@ def stats_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option(help="Also draw the growth curves and yield per round to this PNG.")] = None,
 ) -> None:
-    """Per round: candidates, accepted, yield, pass rate of every check, medians of solution lines,
-    executed commands and oracle time, tokens and cost per accepted task."""
+    """Per-round statistics of a run.
+
+    Candidates, accepted, yield, pass rate of every check, medians of solution lines, executed
+    commands and oracle time, tokens and cost per accepted task.
+    """
     _, store = open_run(run)
     try:
         stats = run_stats(store)
@@ -82,8 +85,11 @@ def export_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the dataset (one task directory per task).")],
     rounds: Annotated[str | None, typer.Option(help="Rounds to export, e.g. '1,2,5' or '1-3' (default: all).")] = None,
 ) -> None:
-    """Write the accepted tasks as a flat Harbor dataset, with manifest.jsonl and manifest.csv
-    (one row per task: id, round, parent, root, figures). `harbor run -p OUT/<id>` runs a task."""
+    """Export accepted tasks as a flat Harbor dataset.
+
+    One directory per task, plus manifest.jsonl and manifest.csv (one row per task: id, round,
+    parent, root, figures). `harbor run -p OUT/<id>` runs a task.
+    """
     paths, store = open_run(run)
     try:
         manifest = export_dataset(paths, store, out, parse_rounds(rounds))

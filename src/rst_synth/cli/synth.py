@@ -59,9 +59,12 @@ def synth_command(
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
-    """Grow tasks round by round: round 0 validates the seeds, round r extends round r-1's accepted
-    tasks. Run it again on the same --out to resume where it stopped (after a crash, Ctrl-C or kill)
-    without redoing finished candidates; options given on a resume override the stored ones."""
+    """Grow tasks from seeds, round by round; resumable.
+
+    Round 0 validates the seeds, round r extends round r-1's accepted tasks. Run it again on the
+    same --out to resume where it stopped (after a crash, Ctrl-C or kill) without redoing finished
+    candidates; options given on a resume override the stored ones.
+    """
     paths = RunPaths(out)
     given = {k: v for k, v in {
         "rounds": rounds, "proposer": proposer, "fanout": fanout, "frontier_cap": frontier_cap, "repairs": repairs,
