@@ -8,12 +8,15 @@ to an accepted task both as a whole and in what it adds to its parent.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
-from datasketch import MinHash, MinHashLSH
 from pydantic import BaseModel, Field
 
 from rst_synth.task import Task
+
+if TYPE_CHECKING:  # imported where used: datasketch pulls in scipy (0.6 s), numpy takes 0.07 s,
+    import numpy as np  # and every `rst` command (`rst stats` too) imports this module
+    from datasketch import MinHash
 
 _SCHEME = "affine32"  # fixed, so fingerprints stored by one version load in the next
 _WORD = re.compile(r"[A-Za-z0-9_./-]+")
@@ -48,10 +51,22 @@ class NoveltyIndex:
     """Every accepted task's fingerprints, queryable by LSH in well under a millisecond."""
 
     def __init__(self, config: NoveltyConfig | None = None) -> None:
+        from datasketch import MinHashLSH
+
         self.config = config or NoveltyConfig()
         self._whole = MinHashLSH(threshold=self.config.whole_threshold, num_perm=self.config.num_perm)
         self._added: dict[str, MinHash] = {}
-        self._whole_hashes: dict[str, MinHash] = {}
+        self._permutations: dict[int, np.ndarray] = {}
+        """Permutations by num_perm, made once: MinHash draws them anew for every digest otherwise
+        (about 0.25 ms each, most of the time of loading a large run's fingerprints)."""
+
+    def _minhash(self, num_perm: int, hashvalues: np.ndarray | None = None) -> MinHash:
+        from datasketch import MinHash
+
+        if num_perm not in self._permutations:
+            self._permutations[num_perm] = MinHash(num_perm=num_perm, seed=1, scheme=_SCHEME).permutations
+        return MinHash(num_perm=num_perm, seed=1, scheme=_SCHEME, hashvalues=hashvalues,
+                       permutations=self._permutations[num_perm])
 
     def __len__(self) -> int:
         return len(self._added)
@@ -60,7 +75,7 @@ class NoveltyIndex:
         words = _WORD.findall(text.lower())
         n = self.config.shingle_words
         shingles = {" ".join(words[i : i + n]) for i in range(max(1, len(words) - n + 1))}
-        digest = MinHash(num_perm=self.config.num_perm, seed=1, scheme=_SCHEME)
+        digest = self._minhash(self.config.num_perm)
         digest.update_batch([s.encode() for s in shingles])
         return digest
 
@@ -77,14 +92,17 @@ class NoveltyIndex:
     def add(self, task_id: str, whole: MinHash, added: MinHash) -> None:
         if task_id in self._added:
             return
-        self._whole.insert(task_id, whole)
-        self._whole_hashes[task_id] = whole
+        self._whole.insert(task_id, whole)  # the LSH keeps its band keys, not the digest
         self._added[task_id] = added
 
     @staticmethod
     def dump(digest: MinHash) -> bytes:
+        import numpy as np
+
         return np.asarray(digest.hashvalues, dtype=np.uint64).tobytes()
 
     def load(self, raw: bytes) -> MinHash:
-        return MinHash(num_perm=self.config.num_perm, seed=1, scheme=_SCHEME,
-                       hashvalues=np.frombuffer(raw, dtype=np.uint64))
+        import numpy as np
+
+        hashvalues = np.frombuffer(raw, dtype=np.uint64)
+        return self._minhash(len(hashvalues), hashvalues)
