@@ -32,7 +32,7 @@ os.environ["RST_RUN_LABEL"] = f"bench-{uuid.uuid4().hex[:12]}"  # our containers
 
 from rst_synth.sandbox import Limits, Sandbox, files_of_tar, make_sandbox  # noqa: E402
 from rst_synth.task import Task, TaskPaths  # noqa: E402
-from rst_synth.validator.trial import _PREPARE, _TRACED_SOLVE, _VERIFY, read_reward, run_trial  # noqa: E402
+from rst_synth.validator.trial import _LOG_DIRS, _TRACED_SOLVE, _VERIFY, read_reward, run_trial  # noqa: E402
 
 SIZES = (1, 10, 100)
 TARGET_SEC = 0.5
@@ -86,10 +86,8 @@ async def phases(sandbox: Sandbox, image: str, solve: str) -> dict[str, float]:
 
     async with sandbox.container(image, LIMITS) as box:
         mark("create + start container")
-        await box.exec(_PREPARE, timeout=30, user="root")
-        mark("exec: make log folders")
-        await box.put_files({"solve.sh": solve.encode()}, TaskPaths.CONTAINER_SOLUTION_DIR)
-        mark("copy solution in")
+        await box.put_files({"solution/solve.sh": solve.encode()}, PurePosixPath("/"), open_dirs=_LOG_DIRS)
+        mark("copy solution + log folders in")
         await box.exec(_TRACED_SOLVE, timeout=60)
         mark("exec: solve.sh (xtrace)")
         await box.read_file(TaskPaths.CONTAINER_XTRACE_LOG)

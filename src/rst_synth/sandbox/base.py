@@ -72,9 +72,11 @@ class Container(Protocol):
         ...
 
     async def put_files(
-        self, files: dict[str, bytes], dest: PurePosixPath, executable: set[str] | None = None
+        self, files: dict[str, bytes], dest: PurePosixPath, executable: set[str] | None = None,
+        open_dirs: tuple[str, ...] = (),
     ) -> None:
-        """Copy files (relative path -> content) under `dest`, creating directories."""
+        """Copy files (relative path -> content) under `dest`, creating directories; `open_dirs`
+        (relative to `dest`) are created world-writable in the same copy."""
         ...
 
     async def read_file(self, path: PurePosixPath) -> bytes | None:
@@ -113,24 +115,34 @@ class Sandbox(Protocol):
         ...
 
 
-def tar_of(files: dict[str, bytes], prefix: PurePosixPath | str = "", executable: set[str] | None = None) -> bytes:
-    """An uncompressed tar of `files`, each under `prefix`, with parent directories."""
+def tar_of(files: dict[str, bytes], prefix: PurePosixPath | str = "", executable: set[str] | None = None,
+           open_dirs: tuple[str, ...] = ()) -> bytes:
+    """An uncompressed tar of `files`, each under `prefix`, with parent directories; `open_dirs`
+    become directories anyone may write to (the harness's log folders, whatever the image's USER)."""
     executable = executable or set()
     buffer = io.BytesIO()
     base = PurePosixPath(str(prefix).lstrip("/")) if str(prefix) not in ("", "/") else None
     seen_dirs: set[str] = set()
+
+    def add_dir(tar: tarfile.TarFile, name: str, mode: int) -> None:
+        if name in (".", "") or name in seen_dirs:
+            return
+        seen_dirs.add(name)
+        info = tarfile.TarInfo(name)
+        info.type = tarfile.DIRTYPE
+        info.mode = mode
+        tar.addfile(info)
+
     with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for rel in open_dirs:
+            path = base / rel if base else PurePosixPath(rel)
+            for parent in reversed(path.parents):
+                add_dir(tar, str(parent), 0o755)
+            add_dir(tar, str(path), 0o777)
         for rel in sorted(files):
             path = base / rel if base else PurePosixPath(rel)
             for parent in reversed(path.parents):
-                name = str(parent)
-                if name in (".", "") or name in seen_dirs:
-                    continue
-                seen_dirs.add(name)
-                info = tarfile.TarInfo(name)
-                info.type = tarfile.DIRTYPE
-                info.mode = 0o755
-                tar.addfile(info)
+                add_dir(tar, str(parent), 0o755)
             info = tarfile.TarInfo(str(path))
             info.size = len(files[rel])
             info.mode = 0o755 if (rel in executable or rel.endswith(".sh")) else 0o644

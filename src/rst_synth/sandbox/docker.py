@@ -229,8 +229,9 @@ class DockerContainer:
         except (NotFound, SandboxError):
             pass
 
-    async def put_files(self, files: dict[str, bytes], dest: PurePosixPath, executable: set[str] | None = None) -> None:
-        archive = tar_of(files, dest, executable)
+    async def put_files(self, files: dict[str, bytes], dest: PurePosixPath, executable: set[str] | None = None,
+                        open_dirs: tuple[str, ...] = ()) -> None:
+        archive = tar_of(files, dest, executable, open_dirs)
         await self._sandbox._call(self._api.put_archive, self.id, "/", archive)
 
     async def get_archive(self, path: PurePosixPath) -> bytes | None:

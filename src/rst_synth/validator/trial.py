@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from rst_synth.sandbox import Container, ExecResult, Limits, Sandbox
 from rst_synth.task import TaskPaths
@@ -18,7 +19,9 @@ _TRACED_SOLVE = (
 )
 _PLAIN_SOLVE = f"bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
 _VERIFY = f"bash {P.CONTAINER_TESTS_DIR}/test.sh"
-_PREPARE = f"mkdir -p {P.CONTAINER_VERIFIER_LOGS} {P.CONTAINER_AGENT_LOGS} && chmod 777 {P.CONTAINER_VERIFIER_LOGS} {P.CONTAINER_AGENT_LOGS}"
+# The harness's log folders, relative to /; staged in the same copy as the solution: a separate
+# `mkdir` exec would cost three more engine calls per check.
+_LOG_DIRS = tuple(str(d.relative_to("/")) for d in (P.CONTAINER_VERIFIER_LOGS, P.CONTAINER_AGENT_LOGS))
 
 
 @dataclass
@@ -55,12 +58,12 @@ async def run_trial(
 ) -> TrialOutcome:
     """Run `solution` (if any) then `tests` in a fresh container and read the reward."""
     async with sandbox.container(image, limits) as box:
-        # The log folders belong to the harness, whatever USER the image ends with.
-        await box.exec(_PREPARE, timeout=30, user="root")
         solve = None
         xtrace = None
+        solution_dir = P.CONTAINER_SOLUTION_DIR.relative_to("/")
+        staged = {} if solution is None else {f"{solution_dir}/{rel}": body for rel, body in solution.items()}
+        await box.put_files(staged, PurePosixPath("/"), open_dirs=_LOG_DIRS)
         if solution is not None:
-            await box.put_files(solution, P.CONTAINER_SOLUTION_DIR)
             solve = await box.exec(_TRACED_SOLVE if trace else _PLAIN_SOLVE, timeout=solve_timeout)
             if solve.timed_out:
                 return TrialOutcome(solve=solve, verify=None, reward=None)
