@@ -51,3 +51,18 @@ def test_stats_per_round(tmp_path) -> None:
     assert stats.median_solution_lines == 20 and stats.median_executed_commands == 40
     assert stats.cost_per_accepted == pytest.approx(0.01)
     assert stats.rejections == {"parent:parent_solution_passes": 1}
+
+
+def test_attempts_written_by_the_first_schema_still_count(tmp_path) -> None:
+    """Attempts of an older run carry only their checks JSON; statistics must count them too."""
+    store = Store(tmp_path / "run.db")
+    store.start_round(1)
+    store.add_candidate("old", 1, "p", 1)
+    store._db.execute("INSERT INTO attempts(candidate_id, attempt, accepted, checks) VALUES (?, 0, 0, ?)",
+                      ("old", '[{"check": "oracle", "verdict": "fail"}, {"check": "nop", "verdict": "pass"}]'))
+    store.add_candidate("new", 1, "p", 2)
+    store.record_attempt("new", 0, _report(True), True)
+    store.close()
+    reopened = Store(tmp_path / "run.db")  # migration runs on open
+    [stats] = run_stats(reopened)
+    assert stats.pass_rates["oracle"] == 0.5 and stats.pass_rates["nop"] == 1.0
