@@ -6,7 +6,6 @@ parent and seed give the same prompts, so a repeated proposal is answered from t
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
@@ -29,7 +28,7 @@ from rst_synth.proposers.llm.prompts import (
     rejection_context,
 )
 from rst_synth.proposers.procedural.assemble import _TRAILING_EXIT
-from rst_synth.proposers.procedural.discovery import Discovery, discover
+from rst_synth.proposers.procedural.discovery import Discovery, DiscoveryCache
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
 from rst_synth.validator import ValidationReport
@@ -92,8 +91,7 @@ class LLMProposer:
         self._owns_llm = llm is None
         self._llm_config = llm_config
         self._env = environment()
-        self._discoveries: dict[str, Discovery] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._discoveries = DiscoveryCache()
 
     def llm(self) -> LLM:
         """The client, made on first use from `llm_config` (default: RST_LLM_* and the [llm] defaults)."""
@@ -117,11 +115,7 @@ class LLMProposer:
         """The parent's artifacts, discovered once per distinct parent; None without a sandbox."""
         if self.sandbox is None or not self.config.discover:
             return None
-        key = parent.workflow_hash()
-        async with self._locks.setdefault(key, asyncio.Lock()):
-            if key not in self._discoveries:
-                self._discoveries[key] = await discover(self.sandbox, parent)
-            return self._discoveries[key]
+        return await self._discoveries.get(self.sandbox, parent)
 
     async def propose(self, parent: Task, *, seed: int) -> Proposal:
         usage = Usage()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from pathlib import PurePosixPath
 
@@ -38,6 +39,22 @@ class Discovery(BaseModel):
 
     def paths(self) -> set[str]:
         return {a.path for a in self.artifacts}
+
+
+class DiscoveryCache:
+    """Discovery runs the parent's solution in a container: do it once per distinct parent,
+    also when several of its children are proposed at the same time."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, Discovery] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def get(self, sandbox: Sandbox, parent: Task) -> Discovery:
+        key = parent.workflow_hash()
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            if key not in self._found:
+                self._found[key] = await discover(sandbox, parent)
+            return self._found[key]
 
 
 def _listing_command() -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 import re
 
@@ -11,7 +10,7 @@ from pydantic import BaseModel, Field
 from rst_synth.proposers.base import Proposal, ProposalError, register_proposer
 from rst_synth.proposers.procedural.artifacts import Artifact
 from rst_synth.proposers.procedural.assemble import make_child
-from rst_synth.proposers.procedural.discovery import Discovery, discover
+from rst_synth.proposers.procedural.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
@@ -42,8 +41,7 @@ class ProceduralProposer:
     def __init__(self, sandbox: Sandbox, config: ProceduralConfig | None = None) -> None:
         self.sandbox = sandbox
         self.config = config or ProceduralConfig()
-        self._discoveries: dict[str, Discovery] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._discoveries = DiscoveryCache()
 
     def operators(self) -> list[Operator]:
         _load_library()
@@ -55,11 +53,7 @@ class ProceduralProposer:
 
     async def discovery(self, parent: Task) -> Discovery:
         """The parent's artifacts, discovered once per distinct parent."""
-        key = parent.workflow_hash()
-        async with self._locks.setdefault(key, asyncio.Lock()):
-            if key not in self._discoveries:
-                self._discoveries[key] = await discover(self.sandbox, parent)
-            return self._discoveries[key]
+        return await self._discoveries.get(self.sandbox, parent)
 
     async def propose(self, parent: Task, *, seed: int) -> Proposal:
         return await self._propose(parent, seed=seed, exclude=set())
