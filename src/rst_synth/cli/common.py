@@ -66,6 +66,13 @@ def build_proposer(name: str, sandbox: Sandbox, options: dict[str, Any], llm_cac
         raise fail(str(exc).splitlines()[0]) from None
 
 
+async def close_proposer(proposer: Proposer) -> None:
+    """Release what a proposer holds (the llm proposer's HTTP client); offline ones hold nothing."""
+    close = getattr(proposer, "close", None)
+    if close is not None:
+        await close()
+
+
 def run_with_sandbox(sandbox: Sandbox, work: Callable[[], Awaitable[T]]) -> T:
     """Run async work; whatever ends it (error, Ctrl-C, SIGTERM), no container is left behind."""
 

@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from rst_synth.cli.common import build_proposer, console, err_console, load_task, open_sandbox, run_with_sandbox
+from rst_synth.cli.common import (
+    build_proposer,
+    close_proposer,
+    console,
+    err_console,
+    load_task,
+    open_sandbox,
+    run_with_sandbox,
+)
 from rst_synth.engine import record_figures
 from rst_synth.proposers import ProposalError
 from rst_synth.task import Task
@@ -62,9 +70,7 @@ def extend_command(
         try:
             return await extend_all()
         finally:
-            close = getattr(proposer, "close", None)
-            if close is not None:
-                await close()
+            await close_proposer(proposer)
 
     async def extend_all() -> list[tuple[int, Task | None, ValidationReport | None, str]]:
         # Different seeds can draw the same steps; such a child is made once, and another

@@ -8,7 +8,15 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from rst_synth.cli.common import build_proposer, console, fail, open_sandbox, run_with_sandbox, setup_logging
+from rst_synth.cli.common import (
+    build_proposer,
+    close_proposer,
+    console,
+    fail,
+    open_sandbox,
+    run_with_sandbox,
+    setup_logging,
+)
 from rst_synth.cli.stats import stats_table
 from rst_synth.engine import Engine, SynthConfig
 from rst_synth.report import run_stats
@@ -96,9 +104,7 @@ def synth_command(
             try:
                 return await engine.run()
             finally:
-                close = getattr(chosen, "close", None)
-                if close is not None:
-                    await close()
+                await close_proposer(chosen)
 
     try:
         reason = run_with_sandbox(sandbox, work)

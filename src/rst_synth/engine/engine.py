@@ -22,10 +22,12 @@ from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.novelty import NoveltyIndex
 from rst_synth.proposers import Proposal, ProposalError, Proposer, Usage
 from rst_synth.store import RunPaths, Store, TaskRow
-from rst_synth.task import Task, TaskFormatError, TaskPaths
+from rst_synth.task import Metrics, Task, TaskFormatError, TaskPaths
 from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Validator, Verdict
 
 log = logging.getLogger(__name__)
+_ROW_METRICS = set(TaskRow.model_fields) & set(Metrics.model_fields)
+"""The measured figures a task row copies from the task's [metadata.metrics]."""
 
 
 class ProgressSink(Protocol):
@@ -204,7 +206,7 @@ class Engine:
         target = self.paths.task_dir(0, task_id)
         task.save(target, overwrite=True)
         whole, added = self.novelty.fingerprints(task, None)
-        self._store_accepted(cid, task, task_id, 0, None, task.name, target, whole, added)
+        self._store_accepted(cid, task, task_id, 0, None, task_id, target, whole, added)  # a seed is its own root
 
     async def _accept(self, cid: str, round_: int, proposal: Proposal, parent: Task, parent_row: TaskRow,
                       report: ValidationReport, attempt: int) -> None:
@@ -224,11 +226,9 @@ class Engine:
         metrics = task.config.metadata.metrics
         lineage = task.config.metadata.lineage
         row = TaskRow(id=task_id, name=task.name, round=round_, parent_id=parent_id,
-                      root_id=root_id if parent_id else task_id, path=str(target.relative_to(self.paths.root)),
+                      root_id=root_id, path=str(target.relative_to(self.paths.root)),
                       proposer=lineage.proposer if lineage else None, steps=lineage.steps if lineage else [],
-                      **(metrics.model_dump(include={"solution_lines", "executed_commands", "oracle_sec", "build_sec",
-                                                     "tokens_in", "tokens_out", "cost_usd", "repair_attempts"})
-                         if metrics else {}))
+                      **(metrics.model_dump(include=_ROW_METRICS) if metrics else {}))
         self.store.accept(cid, row, NoveltyIndex.dump(whole), NoveltyIndex.dump(added))
         log.info("candidate %s accepted as %s", cid, task_id, extra={"fields": {
             "candidate": cid, "task": task_id, "round": round_, "solution_lines": row.solution_lines,

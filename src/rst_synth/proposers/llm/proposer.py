@@ -60,8 +60,7 @@ class LLMProposalError(ProposalError):
     """A ProposalError that carries what the calls made before it cost."""
 
     def __init__(self, reason: str, detail: str, usage: Usage) -> None:
-        super().__init__(reason, detail)
-        self.usage = usage
+        super().__init__(reason, detail, usage)  # the base class carries the usage
 
 
 class LLMProposerConfig(BaseModel):
