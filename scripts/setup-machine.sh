@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Make a fresh machine ready for rst-synth: the Python package, a Docker engine that answers,
-# and the base images the bundled tasks build FROM. Idempotent: a second run takes seconds.
+# Make a fresh machine ready for rst-synth: the Python package in the project's virtual
+# environment (.venv/ at the repository root, with `rst` linked onto PATH), a Docker engine
+# that answers, and the base images the bundled tasks build FROM. Idempotent: a second run
+# takes seconds.
 #
 # Environment:
 #   RST_DOCKERD_LOG   where a dockerd started here logs (default: /var/log/rst-dockerd.log)
-#   RST_SKIP_PIP=1    do not (re)install the Python package
+#   RST_PYTHON        the interpreter that creates .venv (default: python3 on PATH)
+#   RST_SKIP_PIP=1    do not create .venv or (re)install the Python package
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 dockerd_log="${RST_DOCKERD_LOG:-/var/log/rst-dockerd.log}"
 say() { printf '[setup] %s\n' "$*"; }
 need_root() { [ "$(id -u)" = 0 ] || { say "needs root for: $*"; exit 1; }; }
@@ -19,12 +22,76 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
-# 1. The Python package and its test dependencies.
+# 1. The Python package with its test and dev extras, in .venv/ (a Debian system Python
+#    refuses pip installs into itself), and `rst` linked onto PATH.
+venv="$here/.venv"
+stamp="$venv/.rst-setup-stamp"   # written after a successful install; pyproject.toml newer => reinstall
+venv_python="$venv/bin/python"
+
+venv_usable() {
+  # The venv's interpreter runs and the venv was made at this path: its pip's first line names it
+  # (`#!PATH`, or `#!/bin/sh` then `'''exec' PATH ...` when PATH is too long for #!, with PATH
+  # in double quotes when it has spaces); a venv copied or moved from elsewhere keeps the old
+  # path in every script it has.
+  local l1="" l2=""
+  [ -x "$venv_python" ] && [ -f "$venv/bin/pip" ] || return 1
+  { IFS= read -r l1; IFS= read -r l2; } <"$venv/bin/pip" || true
+  [[ "$l1" == "#!$venv/bin/python"* || "$l2" == "'''exec' $venv/bin/python"* \
+     || "$l2" == "'''exec' \"$venv/bin/python"* ]] || return 1
+  "$venv_python" -c '' 2>/dev/null
+}
+
+venv_current() {
+  # Usable, rst_synth comes from this checkout's src/, the extras import, and the install
+  # happened after pyproject.toml last changed.
+  venv_usable && [ -x "$venv/bin/rst" ] && [ -f "$stamp" ] || return 1
+  [ "$here/pyproject.toml" -nt "$stamp" ] && return 1
+  "$venv_python" - "$here" 2>/dev/null <<'PY' || return 1
+import pathlib, sys
+import rst_synth, pytest, mypy, ruff  # noqa: F401  (the package, the test and dev extras)
+src = pathlib.Path(sys.argv[1]).resolve() / "src"
+sys.exit(0 if pathlib.Path(rst_synth.__file__).resolve().parents[1] == src else 1)
+PY
+}
+
+make_venv() {
+  local py="${RST_PYTHON:-python3}"
+  command -v "$py" >/dev/null 2>&1 || { say "no $py on PATH"; exit 1; }
+  if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
+    # Debian ships venv's ensurepip in a separate package.
+    say "installing python3-venv (the venv module of $py lacks ensurepip)"
+    apt_install python3-venv
+  fi
+  rm -rf "$venv"
+  say "creating $venv with $("$py" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+  "$py" -m venv "$venv"
+}
+
 if [ "${RST_SKIP_PIP:-0}" != 1 ]; then
-  if ! python3 -c 'import rst_synth, pytest' 2>/dev/null \
-     || [ "$(python3 -c 'import rst_synth, pathlib; print(pathlib.Path(rst_synth.__file__).resolve().parents[1])')" != "$here/src" ]; then
-    say "installing the rst-synth package"
-    python3 -m pip install -q --disable-pip-version-check -e "$here[test]"
+  if ! venv_current; then
+    # A venv that does not run or was copied from another path is made anew; a usable one is reused.
+    venv_usable || make_venv
+    say "installing the rst-synth package into .venv (extras: test, dev)"
+    rm -f "$stamp"
+    "$venv_python" -m pip install -q --disable-pip-version-check -e "$here[test,dev]"
+    touch "$stamp"
+  fi
+fi
+
+if [ -x "$venv/bin/rst" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    link=/usr/local/bin/rst
+  else
+    link="$HOME/.local/bin/rst"
+    mkdir -p "$(dirname "$link")"
+  fi
+  [ "$(readlink "$link" 2>/dev/null)" = "$venv/bin/rst" ] || ln -sfn "$venv/bin/rst" "$link"
+  found="$(command -v rst 2>/dev/null || true)"
+  if [ "$found" != "$link" ]; then
+    case ":$PATH:" in
+      *":$(dirname "$link"):"*) say "note: rst on this PATH is ${found:-missing}, not $link (an earlier PATH entry shadows it)" ;;
+      *) say "note: $(dirname "$link") is not on PATH; add it, or run $venv/bin/rst" ;;
+    esac
   fi
 fi
 
