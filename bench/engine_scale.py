@@ -11,7 +11,7 @@ shingle sets), so siblings and ancestors look alike as they do in a real run.
 Then times, each against a baseline measured in the same run:
   insertion   Store.accept per task      vs the same 3 SQL statements on a plain sqlite3 twin database
   load        Engine(...) (loads every fingerprint into the NoveltyIndex) vs fetching the fingerprint rows
-  frontier    Engine.frontier(last round + 1) vs SELECT id, root_id of that round
+  frontier    frontier(store, last round + 1) vs SELECT id, root_id of that round
   duplicate   NoveltyIndex.duplicate_of vs one MinHash.jaccard
   run_stats   in-process                 vs one scan of attempts, candidates and tasks
   rst stats   subprocess on the big run  vs `rst stats` on a 100-task run
@@ -220,7 +220,7 @@ def queries(gen: Generator, run: Path, count: int) -> np.ndarray:
 # -- the engine process (a fresh subprocess, so its memory is its own) -----------------------------
 
 def measure(run: Path, reps: int) -> dict[str, object]:
-    from rst_synth.engine import Engine, SynthConfig
+    from rst_synth.engine import Engine, SynthConfig, frontier
     from rst_synth.report import run_stats
 
     import datasketch  # noqa: F401  (imported by the first NoveltyIndex: code, not data)
@@ -239,15 +239,15 @@ def measure(run: Path, reps: int) -> dict[str, object]:
     last = max(r["round"] for r in store.rounds())
     out["last_round_tasks"] = store._db.execute("SELECT COUNT(*) FROM tasks WHERE round = ?", (last,)).fetchone()[0]
 
-    frontier, frontier_base = [], []
+    frontier_times, frontier_base = [], []
     for _ in range(reps * 4):
         started = time.perf_counter()
         store._db.execute("SELECT id, root_id FROM tasks WHERE round = ?", (last,)).fetchall()
         frontier_base.append(time.perf_counter() - started)
         started = time.perf_counter()
-        chosen = engine.frontier(last + 1)
-        frontier.append(time.perf_counter() - started)
-    out["frontier"], out["frontier_base"], out["frontier_size"] = median(frontier), median(frontier_base), len(chosen)
+        chosen = frontier(store, last + 1, cap=engine.config.frontier_cap, run_seed=engine.config.seed)
+        frontier_times.append(time.perf_counter() - started)
+    out["frontier"], out["frontier_base"], out["frontier_size"] = median(frontier_times), median(frontier_base), len(chosen)
 
     novelty = engine.novelty
     qs = np.load(run / "queries.npy")

@@ -15,7 +15,6 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from rst_synth.llm import LLMConfig, LLMConfigError
 from rst_synth.proposers import Proposer, make_proposer
 from rst_synth.sandbox import Sandbox, SandboxError, make_sandbox
 from rst_synth.task import Task, TaskFormatError
@@ -47,30 +46,13 @@ def open_sandbox(backend: str, **options: object) -> Sandbox:
         raise fail(str(exc)) from None
 
 
-LLM_OPTION_KEYS = ("model", "base_url", "llm_config_file")
-"""Proposer options that configure the model endpoint rather than the proposer itself."""
-
-
-def build_proposer(name: str, sandbox: Sandbox, options: dict[str, Any], llm_cache: Path | None) -> Proposer:
-    """A proposer by short name; for `llm`, the endpoint comes from the options, a config file's
-    [llm] table and RST_LLM_* variables, with responses cached in `llm_cache`."""
-    options = dict(options)
-    endpoint = {key: options.pop(key, None) for key in LLM_OPTION_KEYS}
+def build_proposer(name: str, sandbox: Sandbox, options: dict[str, Any], cache_dir: Path | None) -> Proposer:
+    """A proposer by short name or dotted path; its own factory resolves `options` (an endpoint,
+    operators, ...) and may cache paid work under `cache_dir`. A bad option is one error line."""
     try:
-        if name == "llm":
-            config_file = Path(endpoint["llm_config_file"]) if endpoint["llm_config_file"] else None
-            options["llm_config"] = LLMConfig.from_sources(
-                config_file, None, model=endpoint["model"], base_url=endpoint["base_url"], cache_dir=llm_cache)
-        return make_proposer(name, sandbox=sandbox, **options)
-    except (LLMConfigError, ValueError) as exc:
+        return make_proposer(name, sandbox=sandbox, cache_dir=cache_dir, **options)
+    except ValueError as exc:
         raise fail(str(exc).splitlines()[0]) from None
-
-
-async def close_proposer(proposer: Proposer) -> None:
-    """Release what a proposer holds (the llm proposer's HTTP client); offline ones hold nothing."""
-    close = getattr(proposer, "close", None)
-    if close is not None:
-        await close()
 
 
 def run_with_sandbox(sandbox: Sandbox, work: Callable[[], Awaitable[T]]) -> T:

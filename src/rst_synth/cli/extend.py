@@ -11,28 +11,29 @@ from rich.table import Table
 
 from rst_synth.cli.common import (
     build_proposer,
-    close_proposer,
     console,
     err_console,
     load_task,
     open_sandbox,
     run_with_sandbox,
 )
-from rst_synth.engine import record_figures
-from rst_synth.proposers import ProposalError
-from rst_synth.task import Task
-from rst_synth.validator import ValidationReport, Validator, ValidatorConfig
+from rst_synth.engine import CandidateOutcome, CandidatePipeline, NoveltyIndex
+from rst_synth.validator import Check, Validator, ValidatorConfig
 
 
 def extend_command(
     task_dir: Annotated[Path, typer.Argument(help="The parent task directory.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory that receives the accepted children.")],
-    proposer_name: Annotated[str, typer.Option("--proposer", help="Proposer: procedural (offline) or llm.")] = "procedural",
+    proposer_name: Annotated[
+        str, typer.Option("--proposer", help="Proposer: procedural (offline) or llm.")
+    ] = "procedural",
     count: Annotated[int, typer.Option("-n", "--count", min=1, help="Children to make.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the first child; later ones use seed + 1, + 2, ...")] = 0,
-    repairs: Annotated[int, typer.Option("--repairs", min=0, help="Repair attempts after a rejection.")] = 2,
+    repairs: Annotated[int, typer.Option("--repairs", min=0, help="Repair attempts after a rejection.")] = 1,
     model: Annotated[str | None, typer.Option(help="llm proposer: model name (or RST_LLM_MODEL).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")
+    ] = None,
     llm_config: Annotated[Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table.")] = None,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
@@ -43,51 +44,47 @@ def extend_command(
     """
     parent = load_task(task_dir)
     sandbox = open_sandbox(backend)
-    endpoint = {"model": model, "base_url": base_url, "llm_config_file": str(llm_config) if llm_config else None}
-    proposer = build_proposer(proposer_name, sandbox, endpoint, out / ".llm-cache")
-    validator = Validator(sandbox, ValidatorConfig())
+    options = {
+        k: v
+        for k, v in {
+            "model": model,
+            "base_url": base_url,
+            "llm_config_file": str(llm_config) if llm_config else None,
+        }.items()
+        if v
+    }
+    proposer = build_proposer(proposer_name, sandbox, options, out / ".llm-cache")
+    # The same pipeline as `rst synth`: propose, validate, repair, novelty among the children made here.
+    novelty, names = NoveltyIndex(), set[str]()
+    pipeline = CandidatePipeline(
+        proposer, Validator(sandbox, ValidatorConfig()), repairs=repairs, novelty=novelty, known=names.__contains__
+    )
 
-    async def one(index: int) -> tuple[int, Task | None, ValidationReport | None, str]:
-        try:
-            proposal = await proposer.propose(parent, seed=seed + index)
-        except ProposalError as exc:
-            return index, None, None, str(exc)
-        for attempt in range(repairs + 1):
-            report = await validator.validate(proposal.task, parent)
-            if report.accepted:
-                record_figures(proposal.task, report, attempt, proposal)
-                return index, proposal.task, report, ""
-            if attempt == repairs:
-                break
-            try:
-                proposal = await proposer.repair(parent, proposal, report, attempt=attempt + 1)
-            except ProposalError as exc:
-                return index, None, report, str(exc)
-        failure = report.first_failure
-        return index, None, report, f"{failure.check.value}: {failure.reason.value}" if failure else "rejected"
-
-    async def work() -> list[tuple[int, Task | None, ValidationReport | None, str]]:
+    async def work() -> list[tuple[int, CandidateOutcome]]:
         try:
             return await extend_all()
         finally:
-            await close_proposer(proposer)
+            await proposer.close()
 
-    async def extend_all() -> list[tuple[int, Task | None, ValidationReport | None, str]]:
-        # Different seeds can draw the same steps; such a child is made once, and another
-        # seed is tried instead, up to three tries per wanted child.
-        results: list[tuple[int, Task | None, ValidationReport | None, str]] = []
-        names: set[str] = set()
+    async def extend_all() -> list[tuple[int, CandidateOutcome]]:
+        # Different seeds can draw the same steps; such a child is rejected as a near-duplicate and
+        # another seed is tried instead, up to three tries per wanted child.
+        results: list[tuple[int, CandidateOutcome]] = []
+        accepted = 0
         with console.status("extending") as status:
             for index in range(3 * count):
-                if len(names) == count:
+                if accepted == count:
                     break
-                status.update(f"child {len(names) + 1}/{count} of {parent.short_name} (seed {seed + index})")
-                index, child, report, why = await one(index)
-                if child is not None and child.name in names:
+                status.update(f"child {accepted + 1}/{count} of {parent.short_name} (seed {seed + index})")
+                outcome = await pipeline.run(parent, seed=seed + index)
+                if outcome.rejection is not None and outcome.rejection.check is Check.NOVELTY:
                     continue
-                if child is not None:
-                    names.add(child.name)
-                results.append((index, child, report, why))
+                if outcome.accepted and outcome.proposal is not None:
+                    accepted += 1
+                    child = outcome.proposal.task
+                    names.add(child.short_name)
+                    novelty.add(child.short_name, *novelty.fingerprints(child, parent))
+                results.append((index, outcome))
         return results
 
     results = run_with_sandbox(sandbox, work)
@@ -95,20 +92,28 @@ def extend_command(
     for column in ("seed", "child", "steps", "lines", "cmds", "result"):
         table.add_column(column)
     accepted = 0
-    for index, child, report, why in results:
-        if child is None:
+    for index, outcome in results:
+        rejection = outcome.rejection
+        if rejection is not None or outcome.proposal is None:
+            why = f"{rejection.check.value}: {rejection.reason.value}" if rejection else "rejected"
             table.add_row(str(seed + index), "-", "-", "-", "-", f"[red]rejected[/red] {why}")
             continue
+        child = outcome.proposal.task
         target = out / child.short_name
         lineage = child.config.metadata.lineage
         if lineage is not None:
             lineage.parent_path = os.path.relpath(task_dir.resolve(), target.resolve())
         child.save(target, overwrite=True)
         accepted += 1
-        figures = report.figures if report else None
-        table.add_row(str(seed + index), str(target), ", ".join(lineage.steps if lineage else []),
-                      str(figures.solution_lines if figures else "-"), str(figures.executed_commands if figures else "-"),
-                      "[green]accepted[/green]")
+        figures = outcome.report.figures if outcome.report else None
+        table.add_row(
+            str(seed + index),
+            str(target),
+            ", ".join(lineage.steps if lineage else []),
+            str(figures.solution_lines if figures else "-"),
+            str(figures.executed_commands if figures else "-"),
+            "[green]accepted[/green]",
+        )
     console.print(table)
     if accepted < count:
         err_console.print(f"{accepted} of {count} distinct children accepted")

@@ -15,8 +15,9 @@ from rst_synth.task import Task, TaskFormatError
 from rst_synth.task.tb1 import CONFIG as TB1_CONFIG
 from rst_synth.task.tb1 import convert_tb1, uses_original_runner
 
-import_app = typer.Typer(no_args_is_help=True, rich_markup_mode="rich",
-                         help="Convert tasks from other formats to the Harbor layout.")
+import_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode="rich", help="Convert tasks from other formats to the Harbor layout."
+)
 
 CONVERTED, SKIPPED, FAILED = "converted", "skipped", "failed"
 
@@ -54,7 +55,7 @@ def import_one(src: Path, out: Path, force: bool, taken: set[str]) -> ImportResu
         task.save(target, overwrite=force)
     except TaskFormatError as exc:
         return ImportResult(src, SKIPPED, _relative_reason(src, exc))
-    except Exception as exc:  # noqa: BLE001 - one broken task must not stop the rest of the import
+    except Exception as exc:
         return ImportResult(src, FAILED, f"{type(exc).__name__}: {exc}")
     return ImportResult(src, CONVERTED, task=task, target=target)
 
@@ -68,18 +69,31 @@ def _relative_reason(src: Path, exc: TaskFormatError) -> str:
 
 
 def tb1_command(
-    sources: Annotated[list[Path], typer.Argument(
-        metavar="SRC", exists=True, file_okay=False,
-        help="A TB1 task directory (with task.yaml), or a directory of them.")],
-    out: Annotated[Path, typer.Option("--out", "-o", file_okay=False,
-                                      help="Directory to write the tasks to, one OUT/<task dir name> each.")],
+    sources: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="SRC",
+            exists=True,
+            file_okay=False,
+            help="A TB1 task directory (with task.yaml), or a directory of them.",
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", file_okay=False, help="Directory to write the tasks to, one OUT/<task dir name> each."
+        ),
+    ],
     force: Annotated[bool, typer.Option("--force", help="Replace tasks already in OUT.")] = False,
 ) -> None:
     """Convert Terminal-Bench 1 tasks (task.yaml, solution.sh, run-tests.sh, docker-compose.yaml).
 
-    Each task is written to OUT/<task dir name> as task [bold]tb1/<task dir name>[/bold]. A task that cannot be converted (solution.yaml, several compose services, ...) prints [bold]skipped SRC: reason[/bold] and the others still convert.
+    Each task is written to OUT/<task dir name> as task [bold]tb1/<task dir name>[/bold]. A task that
+    cannot be converted (solution.yaml, several compose services, ...) prints
+    [bold]skipped SRC: reason[/bold] and the others still convert.
 
-    Exit status: 0 when every task converted; 1 when any was skipped or failed (the others are still written); 2 on a usage error.
+    Exit status: 0 when every task converted; 1 when any was skipped or failed (the others are still
+    written); 2 on a usage error.
     """
     task_dirs = [task for src in sources for task in find_tb1_tasks(src)]
     if not task_dirs:
@@ -89,8 +103,9 @@ def tb1_command(
     for task_dir in task_dirs:
         result = import_one(task_dir, out, force, taken)
         if result.status != CONVERTED:
-            console.print(f"{result.status} {escape(str(task_dir))}: {escape(result.detail)}",
-                          highlight=False, soft_wrap=True)
+            console.print(
+                f"{result.status} {escape(str(task_dir))}: {escape(result.detail)}", highlight=False, soft_wrap=True
+            )
         results.append(result)
     console.print(results_table(results))
     converted = sum(r.status == CONVERTED for r in results)

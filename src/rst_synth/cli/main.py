@@ -41,5 +41,7 @@ app.command("stats")(stats_command)
 app.command("export")(export_command)
 app.command("validate")(validate_command)
 app.command("extend")(extend_command)
-app.add_typer(import_app, name="import", help="Convert tasks from other formats (Terminal-Bench 1) to the Harbor layout.")
+app.add_typer(
+    import_app, name="import", help="Convert tasks from other formats (Terminal-Bench 1) to the Harbor layout."
+)
 app.add_typer(seeds_app, name="seeds", help="Inspect a library of seed tasks.")

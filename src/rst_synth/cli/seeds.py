@@ -40,22 +40,36 @@ def list_command(
     tasks = [load_task(p) for p in paths]
     reports = run_validations(tasks, [resolve_parent(t, None) for t in tasks], jobs=jobs, backend=backend)
     table = Table(title=f"tasks in {directory}")
-    for column, justify in (("task", "left"), ("domain", "left"), ("solution lines", "right"),
-                            ("executed commands", "right"), ("oracle s", "right"), ("tests", "right"),
-                            ("status", "left")):
+    for column, justify in (
+        ("task", "left"),
+        ("domain", "left"),
+        ("solution lines", "right"),
+        ("executed commands", "right"),
+        ("oracle s", "right"),
+        ("tests", "right"),
+        ("status", "left"),
+    ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for task, report in zip(tasks, reports):
+    for task, report in zip(tasks, reports, strict=True):
         figures = report.figures
         failure = report.first_failure
-        tests = sum(body.decode("utf-8", "replace").count("\ndef test_") for rel, body in task.files.items()
-                    if rel.startswith(f"{TaskPaths.TESTS_DIR}/test_") and rel.endswith(".py"))
+        tests = sum(
+            body.decode("utf-8", "replace").count("\ndef test_")
+            for rel, body in task.files.items()
+            if rel.startswith(f"{TaskPaths.TESTS_DIR}/test_") and rel.endswith(".py")
+        )
         table.add_row(
-            task.short_name, task.config.metadata.category or "-",
+            task.short_name,
+            task.config.metadata.category or "-",
             str(figures.solution_lines if figures.solution_lines is not None else "-"),
             str(figures.executed_commands if figures.executed_commands is not None else "-"),
             f"{figures.oracle_sec:.2f}" if figures.oracle_sec is not None else "-",
             str(tests),
-            "accepted" if report.accepted else f"rejected ({failure.check.value}: {failure.reason.value})" if failure else "rejected",
+            "accepted"
+            if report.accepted
+            else f"rejected ({failure.check.value}: {failure.reason.value})"
+            if failure
+            else "rejected",
         )
     console.print(table)
     if not all(r.accepted for r in reports):

@@ -43,10 +43,17 @@ def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
         table.add_column(column, justify="right")
     for s in stats:
         table.add_row(
-            str(s.round), s.status, str(s.candidates), str(s.accepted), _pct(s.yield_rate),
+            str(s.round),
+            s.status,
+            str(s.candidates),
+            str(s.accepted),
+            _pct(s.yield_rate),
             *(_pct(s.pass_rates.get(check)) for check in CHECKS),
-            _num(s.median_solution_lines, 1), _num(s.median_executed_commands, 1), _num(s.median_oracle_sec, 2),
-            _num(s.tokens_per_accepted), "-" if s.cost_per_accepted is None else f"{s.cost_per_accepted:.4f}",
+            _num(s.median_solution_lines, 1),
+            _num(s.median_executed_commands, 1),
+            _num(s.median_oracle_sec, 2),
+            _num(s.tokens_per_accepted),
+            "-" if s.cost_per_accepted is None else f"{s.cost_per_accepted:.4f}",
         )
     return table
 
@@ -54,7 +61,9 @@ def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
 def stats_command(
     run: Annotated[Path, typer.Argument(help="A run directory made by `rst synth`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
-    plot: Annotated[Path | None, typer.Option(help="Also draw the growth curves and yield per round to this PNG.")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Also draw the growth curves and yield per round to this PNG.")
+    ] = None,
 ) -> None:
     """Per-round statistics of a run.
 

@@ -10,7 +10,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from rst_synth.cli.common import (
     build_proposer,
-    close_proposer,
     console,
     fail,
     open_sandbox,
@@ -34,7 +33,8 @@ class RichProgress:
 
     def round_started(self, round_: int, planned: int, done: int) -> None:
         self._bars[round_] = self._progress.add_task(
-            f"round {round_}", total=planned, completed=done, proposed=0, accepted=0, spent=0.0)
+            f"round {round_}", total=planned, completed=done, proposed=0, accepted=0, spent=0.0
+        )
 
     def proposed(self, round_: int) -> None:
         bar = self._bars[round_]
@@ -43,27 +43,42 @@ class RichProgress:
     def candidate_finished(self, round_: int, accepted: bool, spent_usd: float) -> None:
         bar = self._bars[round_]
         fields = self._progress.tasks[bar].fields
-        self._progress.update(bar, advance=1, accepted=fields["accepted"] + int(accepted),
-                              spent=fields["spent"] + spent_usd)
+        self._progress.update(
+            bar, advance=1, accepted=fields["accepted"] + int(accepted), spent=fields["spent"] + spent_usd
+        )
 
 
 def synth_command(
-    seeds_dir: Annotated[Path | None, typer.Argument(help="Folder of seed task directories (not needed to resume).")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory; an existing one is resumed.")] = Path("runs/default"),
+    seeds_dir: Annotated[
+        Path | None, typer.Argument(help="Folder of seed task directories (not needed to resume).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory; an existing one is resumed.")] = Path(
+        "runs/default"
+    ),
     rounds: Annotated[int | None, typer.Option(help="Rounds after round 0 (seeds). [default: 3]")] = None,
     proposer: Annotated[str | None, typer.Option(help="procedural (offline, default) or llm.")] = None,
     fanout: Annotated[int | None, typer.Option(help="Candidates per parent per round. [default: 2]")] = None,
-    frontier_cap: Annotated[int | None, typer.Option(help="Most parents per round, sampled across root seeds. [default: 64]")] = None,
+    frontier_cap: Annotated[
+        int | None, typer.Option(help="Most parents per round, sampled across root seeds. [default: 64]")
+    ] = None,
     repairs: Annotated[int | None, typer.Option(help="Repair attempts per rejected candidate. [default: 1]")] = None,
-    proposal_workers: Annotated[int | None, typer.Option("-P", "--proposal-workers", help="Proposals in flight. [default: 2]")] = None,
-    validation_workers: Annotated[int | None, typer.Option("-V", "--validation-workers", help="Validations in flight. [default: 2]")] = None,
+    proposal_workers: Annotated[
+        int | None, typer.Option("-P", "--proposal-workers", help="Proposals in flight. [default: 2]")
+    ] = None,
+    validation_workers: Annotated[
+        int | None, typer.Option("-V", "--validation-workers", help="Validations in flight. [default: 2]")
+    ] = None,
     max_candidates: Annotated[int | None, typer.Option(help="Stop after this many candidates over the run.")] = None,
     max_usd: Annotated[float | None, typer.Option(help="Stop once LLM spend reaches this many dollars.")] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes of this invocation.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of every random choice of the run. [default: 0]")] = None,
     model: Annotated[str | None, typer.Option(help="llm proposer: model name (or RST_LLM_MODEL).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")] = None,
-    llm_config: Annotated[Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table (prices, retries, ...).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")
+    ] = None,
+    llm_config: Annotated[
+        Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table (prices, retries, ...).")
+    ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
@@ -74,13 +89,32 @@ def synth_command(
     candidates; options given on a resume override the stored ones.
     """
     paths = RunPaths(out)
-    given = {k: v for k, v in {
-        "rounds": rounds, "proposer": proposer, "fanout": fanout, "frontier_cap": frontier_cap, "repairs": repairs,
-        "proposal_workers": proposal_workers, "validation_workers": validation_workers,
-        "max_candidates": max_candidates, "max_usd": max_usd, "max_minutes": max_minutes, "seed": seed,
-    }.items() if v is not None}
-    endpoint = {k: v for k, v in {"model": model, "base_url": base_url,
-                                   "llm_config_file": str(llm_config.resolve()) if llm_config else None}.items() if v}
+    given = {
+        k: v
+        for k, v in {
+            "rounds": rounds,
+            "proposer": proposer,
+            "fanout": fanout,
+            "frontier_cap": frontier_cap,
+            "repairs": repairs,
+            "proposal_workers": proposal_workers,
+            "validation_workers": validation_workers,
+            "max_candidates": max_candidates,
+            "max_usd": max_usd,
+            "max_minutes": max_minutes,
+            "seed": seed,
+        }.items()
+        if v is not None
+    }
+    endpoint = {
+        k: v
+        for k, v in {
+            "model": model,
+            "base_url": base_url,
+            "llm_config_file": str(llm_config.resolve()) if llm_config else None,
+        }.items()
+        if v
+    }
     config = _config(paths, seeds_dir, given)
     if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
         config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
@@ -90,21 +124,28 @@ def synth_command(
     # Scoped to the run directory, so a resume can remove what a killed earlier run left running.
     sandbox = open_sandbox(backend, labels={"rst-synth.run-dir": str(paths.root.resolve())})
     chosen = build_proposer(config.proposer, sandbox, config.proposer_options, paths.llm_cache)
-    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * config.validation_workers,
-                                                   determinism_runs=config.determinism_runs))
+    validator = Validator(
+        sandbox, ValidatorConfig(max_containers=2 * config.validation_workers, determinism_runs=config.determinism_runs)
+    )
     store = Store(paths.db)
 
     async def work() -> str:
         await sandbox.prune()
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("proposed {task.fields[proposed]}  accepted {task.fields[accepted]}  "
-                              "spent ${task.fields[spent]:.4f}"), TimeElapsedColumn())
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(
+                "proposed {task.fields[proposed]}  accepted {task.fields[accepted]}  spent ${task.fields[spent]:.4f}"
+            ),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=console) as progress:
             engine = Engine(config, paths, store, chosen, validator, RichProgress(progress))
             try:
                 return await engine.run()
             finally:
-                await close_proposer(chosen)
+                await chosen.close()
 
     try:
         reason = run_with_sandbox(sandbox, work)

@@ -16,8 +16,12 @@ from rst_synth.cli.common import console, load_task, open_sandbox, run_with_sand
 from rst_synth.task import Task
 from rst_synth.validator import Check, ValidationReport, Validator, ValidatorConfig, Verdict
 
-_MARK = {Verdict.PASS: "[green]pass[/green]", Verdict.FAIL: "[red]FAIL[/red]",
-         Verdict.SKIP: "[dim]-[/dim]", Verdict.ERROR: "[magenta]ERROR[/magenta]"}
+_MARK = {
+    Verdict.PASS: "[green]pass[/green]",
+    Verdict.FAIL: "[red]FAIL[/red]",
+    Verdict.SKIP: "[dim]-[/dim]",
+    Verdict.ERROR: "[magenta]ERROR[/magenta]",
+}
 
 
 def resolve_parent(task: Task, explicit: Task | None) -> Task | None:
@@ -34,8 +38,11 @@ def validate_command(
     task_dirs: Annotated[list[Path], typer.Argument(help="Task directories (Harbor layout) to validate.")],
     parent: Annotated[
         Path | None,
-        typer.Option("--parent", help="Parent task: its solution must fail the tasks' tests. "
-                     "Default: the parent named by each task's \\[metadata.lineage].parent_path."),
+        typer.Option(
+            "--parent",
+            help="Parent task: its solution must fail the tasks' tests. "
+            "Default: the parent named by each task's \\[metadata.lineage].parent_path.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report per task instead of a table.")] = False,
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Tasks validated concurrently.")] = 2,
@@ -49,9 +56,10 @@ def validate_command(
     tasks = [load_task(path) for path in task_dirs]
     explicit_parent = load_task(parent) if parent else None
     parents = [resolve_parent(task, explicit_parent) for task in tasks]
-    reports = run_validations(tasks, parents, jobs=jobs, backend=backend, quiet=as_json,
-                              determinism_runs=0 if no_determinism else 1)
-    for report, path in zip(reports, task_dirs):
+    reports = run_validations(
+        tasks, parents, jobs=jobs, backend=backend, quiet=as_json, determinism_runs=0 if no_determinism else 1
+    )
+    for report, path in zip(reports, task_dirs, strict=True):
         report.path = str(path)
     if as_json:
         print(json.dumps([r.summary() for r in reports], indent=2))
@@ -70,16 +78,30 @@ _SHORT = {Check.DETERMINISM: "determ"}
 _SHOWN = [c for c in Check if c is not Check.NOVELTY]  # novelty is judged by the engine, per run
 
 
-def run_validations(tasks: list[Task], parents: list[Task | None], *, jobs: int, backend: str,
-                    quiet: bool = False, determinism_runs: int = 1) -> list[ValidationReport]:
+def run_validations(
+    tasks: list[Task],
+    parents: list[Task | None],
+    *,
+    jobs: int,
+    backend: str,
+    quiet: bool = False,
+    determinism_runs: int = 1,
+) -> list[ValidationReport]:
     """Validate tasks concurrently (at most `jobs` at once) with a progress bar."""
     sandbox = open_sandbox(backend)
     validator = Validator(sandbox, ValidatorConfig(max_containers=2 * jobs, determinism_runs=determinism_runs))
 
     async def work() -> list[ValidationReport]:
         gate = asyncio.Semaphore(jobs)
-        with Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=console, transient=True, disable=quiet) as progress:
+        with Progress(
+            TextColumn("validating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=quiet,
+        ) as progress:
             bar = progress.add_task("validate", total=len(tasks))
 
             async def one(task: Task, task_parent: Task | None) -> ValidationReport:
@@ -88,7 +110,7 @@ def run_validations(tasks: list[Task], parents: list[Task | None], *, jobs: int,
                 progress.advance(bar)
                 return report
 
-            return list(await asyncio.gather(*(one(t, p) for t, p in zip(tasks, parents))))
+            return list(await asyncio.gather(*(one(t, p) for t, p in zip(tasks, parents, strict=True))))
 
     return run_with_sandbox(sandbox, work)
 

@@ -14,7 +14,8 @@ from rst_synth.task import TaskFormatError
 
 
 class SynthConfig(BaseModel):
-    """What `rst synth` does; every field has a CLI option of the same name."""
+    """What `rst synth` does, saved as run.toml in the run directory; most fields have a CLI option of the
+    same name (`proposer_options`, `determinism_runs` and `novelty` are set in run.toml)."""
 
     seeds_dir: str
     """Folder of seed task directories (round 0)."""

@@ -8,26 +8,28 @@ on-disk cache answers the calls it already paid for) and never accepts a task tw
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
-import random
+import shutil
 import time
-from collections import defaultdict
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rst_synth.engine.accept import record_figures
+from rst_synth.engine.candidate import CandidateOutcome, CandidatePipeline, rejection_of
 from rst_synth.engine.config import SynthConfig
+from rst_synth.engine.frontier import frontier, stable_seed
 from rst_synth.engine.novelty import NoveltyIndex
-from rst_synth.proposers import Proposal, ProposalError, Proposer, Usage
+from rst_synth.proposers import Proposer, Usage
 from rst_synth.store import RunPaths, Store, TaskRow
-from rst_synth.task import Metrics, Task, TaskFormatError, TaskPaths
-from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Validator, Verdict
+from rst_synth.task import Figures, Task, TaskFormatError, TaskPaths
+from rst_synth.validator import Check, Reason, ValidationReport, Validator
+
+if TYPE_CHECKING:
+    from datasketch import MinHash
 
 log = logging.getLogger(__name__)
-_ROW_METRICS = set(TaskRow.model_fields) & set(Metrics.model_fields)
-"""The measured figures a task row copies from the task's [metadata.metrics]."""
 
 
 class ProgressSink(Protocol):
@@ -44,21 +46,32 @@ class _Quiet:
     def proposed(self, round_: int) -> None: ...
 
 
-def stable_seed(run_seed: int, name: str) -> int:
-    return int.from_bytes(hashlib.sha256(f"{run_seed}:{name}".encode()).digest()[:4], "big")
-
-
 class Engine:
-    def __init__(self, config: SynthConfig, paths: RunPaths, store: Store, proposer: Proposer,
-                 validator: Validator, progress: ProgressSink | None = None) -> None:
+    """Runs (or resumes) the rounds of one run directory; the only writer of its store."""
+
+    def __init__(
+        self,
+        config: SynthConfig,
+        paths: RunPaths,
+        store: Store,
+        proposer: Proposer,
+        validator: Validator,
+        progress: ProgressSink | None = None,
+    ) -> None:
         self.config, self.paths, self.store = config, paths, store
-        self.proposer, self.validator = proposer, validator
         self.progress = progress or _Quiet()
         self.novelty = NoveltyIndex(config.novelty)
         for task_id, whole, added in store.fingerprints():
             self.novelty.add(task_id, self.novelty.load(whole), self.novelty.load(added))
-        self._propose_slots = asyncio.Semaphore(config.proposal_workers)
-        self._validate_slots = asyncio.Semaphore(config.validation_workers)
+        self.pipeline = CandidatePipeline(
+            proposer,
+            validator,
+            repairs=config.repairs,
+            novelty=self.novelty,
+            known=lambda name: store.task(name) is not None,
+            propose_slots=config.proposal_workers,
+            validate_slots=config.validation_workers,
+        )
         self._tasks: dict[str, Task] = {}
         self._started = time.monotonic()
         self.stop_reason: str | None = None
@@ -66,53 +79,38 @@ class Engine:
     async def run(self) -> str:
         """Run (or resume) every round; returns why it stopped: 'done' or the budget that ran out."""
         self._clean_staging()
-        await self._round(0, [(None, i) for i in range(len(self._seed_dirs()))])
+        seeds = self._seed_dirs()
+        await self._round(0, [self._seed_candidate(seed_dir) for seed_dir in seeds])
         for round_ in range(1, self.config.rounds + 1):
             if self.stop_reason:
                 break
             if self.store.round_done(round_):
                 continue
-            frontier = self.frontier(round_)
-            if not frontier:
+            parents = frontier(self.store, round_, cap=self.config.frontier_cap, run_seed=self.config.seed)
+            if not parents:
                 self.stop_reason = f"round {round_ - 1} accepted no task to extend"
                 break
-            await self._round(round_, [(p, j) for p in frontier for j in range(self.config.fanout)])
+            await self._round(
+                round_,
+                [self._child_candidate(round_, parent, j) for parent in parents for j in range(self.config.fanout)],
+            )
         return self.stop_reason or "done"
 
     # -- rounds ---------------------------------------------------------------------------------
 
-    async def _round(self, round_: int, slots: list[tuple[TaskRow | None, int]]) -> None:
+    async def _round(self, round_: int, candidates: list[Coroutine[Any, Any, None]]) -> None:
         if self.store.round_done(round_):
+            for pending in candidates:
+                pending.close()
             return
         self.store.start_round(round_)
         done = sum(1 for c in self.store.candidates(round_) if c.status != "pending")
-        self.progress.round_started(round_, len(slots), done)
-        await asyncio.gather(*(self._candidate(round_, parent, j) for parent, j in slots))
+        self.progress.round_started(round_, len(candidates), done)
+        await asyncio.gather(*candidates)
         if self.stop_reason:
             self.store.stop_round(round_, self.stop_reason)
         else:
             self.store.finish_round(round_)
-
-    def frontier(self, round_: int) -> list[TaskRow]:
-        """Round r-1's accepted tasks, capped by sampling round-robin across root seeds."""
-        # Sampled over (id, root_id) pairs; only the chosen tasks become TaskRows (building all of a
-        # 10,000-task round took about 0.25 s).
-        keys = self.store.task_keys(round_ - 1)
-        if len(keys) <= self.config.frontier_cap:
-            return self.store.tasks(round_ - 1)
-        rng = random.Random(stable_seed(self.config.seed, f"frontier-{round_}"))
-        by_root: dict[str, list[str]] = defaultdict(list)
-        for task_id, root_id in keys:
-            by_root[root_id].append(task_id)
-        queues = [rng.sample(group, len(group)) for _, group in sorted(by_root.items())]
-        rng.shuffle(queues)
-        chosen: list[str] = []
-        while len(chosen) < self.config.frontier_cap:
-            for queue in queues:
-                if queue and len(chosen) < self.config.frontier_cap:
-                    chosen.append(queue.pop())
-        rows = self.store.tasks_by_id(chosen)
-        return [rows[task_id] for task_id in chosen]
 
     def _budget_exhausted(self) -> str | None:
         c = self.config
@@ -124,82 +122,47 @@ class Engine:
             return f"max_minutes ({c.max_minutes:g}) reached"
         return None
 
+    def _open(self, cid: str, round_: int, parent_id: str | None) -> int | None:
+        """The candidate's seed when it still has to run; None when it is finished or the budget is spent."""
+        existing = self.store.candidate(cid)
+        if existing is not None:
+            return existing.seed if existing.status == "pending" else None
+        self.stop_reason = self.stop_reason or self._budget_exhausted()
+        if self.stop_reason:
+            return None
+        seed = stable_seed(self.config.seed, cid)
+        self.store.add_candidate(cid, round_, parent_id, seed)
+        return seed
+
     # -- one candidate --------------------------------------------------------------------------
 
-    async def _candidate(self, round_: int, parent_row: TaskRow | None, index: int) -> None:
-        seed_dir = self._seed_dirs()[index] if parent_row is None else None
-        cid = f"r00-{seed_dir.name}" if seed_dir else f"r{round_:02d}-{parent_row.id}-{index}"  # type: ignore[union-attr]
-        existing = self.store.candidate(cid)
-        if existing is not None and existing.status != "pending":
+    async def _child_candidate(self, round_: int, parent_row: TaskRow, index: int) -> None:
+        cid = f"r{round_:02d}-{parent_row.id}-{index}"
+        seed = self._open(cid, round_, parent_row.id)
+        if seed is None:
             return
-        if existing is None:
-            self.stop_reason = self.stop_reason or self._budget_exhausted()
-            if self.stop_reason:
-                return
-            self.store.add_candidate(cid, round_, parent_row.id if parent_row else None,
-                                     stable_seed(self.config.seed, cid))
-        seed = self.store.candidate(cid).seed  # type: ignore[union-attr]
-        if seed_dir is not None:
-            await self._validate_seed(cid, seed_dir)
+        parent = self._load(parent_row)
+        outcome = await self.pipeline.run(parent, seed=seed, events=_StoreEvents(self, cid, round_))
+        if outcome.accepted and outcome.proposal is not None:
+            self._accept(cid, round_, outcome.proposal.task, parent, parent_row)
             return
-        parent = self._load(parent_row)  # type: ignore[arg-type]
-        paid = Usage()  # what this candidate's proposals have cost so far (proposers report it cumulatively)
-        try:
-            async with self._propose_slots:
-                proposal = await self.proposer.propose(parent, seed=seed)
-            paid = self._spend(cid, proposal.usage, paid, "propose")
-            self.progress.proposed(round_)
-            for attempt in range(self.config.repairs + 1):
-                report = await self._validate(proposal.task, parent)
-                self.store.record_attempt(cid, attempt, report.summary(), report.accepted)
-                if report.accepted:
-                    await self._accept(cid, round_, proposal, parent, parent_row, report, attempt)  # type: ignore[arg-type]
-                    return
-                if attempt < self.config.repairs:
-                    async with self._propose_slots:
-                        proposal = await self.proposer.repair(parent, proposal, report, attempt=attempt + 1)
-                    paid = self._spend(cid, proposal.usage, paid, "repair")
-        except ProposalError as exc:
-            if exc.usage is not None:
-                self._spend(cid, exc.usage, paid, "failed")
-            log.info("candidate %s: no proposal", cid, extra={"fields": {"candidate": cid, "reason": exc.reason}})
-            self.store.reject_candidate(cid, "propose", exc.reason, exc.detail)
-            self.progress.candidate_finished(round_, False, 0.0)
-            return
-        failure = report.first_failure
-        status = "error" if failure and failure.verdict is Verdict.ERROR else "rejected"
-        log.info("candidate %s %s", cid, status, extra={"fields": {
-            "candidate": cid, "check": failure.check.value if failure else None,
-            "reason": failure.reason.value if failure else None, "attempts": self.config.repairs + 1}})
-        self.store.reject_candidate(cid, failure.check.value if failure else "?", failure.reason.value if failure else "?",
-                                    failure.detail if failure else "", status=status)
-        self.progress.candidate_finished(round_, False, proposal.usage.cost_usd)
+        self._reject(cid, round_, outcome)
 
-    async def _validate(self, task: Task, parent: Task | None) -> ValidationReport:
-        async with self._validate_slots:
-            report = await self.validator.validate(task, parent)
-        if report.accepted and parent is not None:
-            whole, added = self.novelty.fingerprints(task, parent)
-            twin = self.novelty.duplicate_of(whole, added) or (task.short_name if self.store.task(task.short_name) else None)
-            verdict = Verdict.FAIL if twin else Verdict.PASS
-            report.checks.append(CheckResult(check=Check.NOVELTY, verdict=verdict,
-                                             reason=Reason.NEAR_DUPLICATE if twin else Reason.OK,
-                                             detail=f"near-duplicate of {twin}" if twin else ""))
-        return report
-
-    async def _validate_seed(self, cid: str, seed_dir: Path) -> None:
+    async def _seed_candidate(self, seed_dir: Path) -> None:
+        cid = f"r00-{seed_dir.name}"
+        if self._open(cid, 0, None) is None:
+            return
         try:
             task = Task.load(seed_dir)
         except TaskFormatError as exc:
-            self.store.reject_candidate(cid, "static", "bad_task", str(exc))
+            self.store.reject_candidate(cid, Check.STATIC, Reason.BAD_TASK, str(exc))
+            self.progress.candidate_finished(0, False, 0.0)
             return
-        report = await self._validate(task, None)
+        report = await self.pipeline.validate(task, None)
         self.store.record_attempt(cid, 0, report.summary(), report.accepted)
         if not report.accepted:
-            failure = report.first_failure
-            self.store.reject_candidate(cid, failure.check.value, failure.reason.value, failure.detail)  # type: ignore[union-attr]
-            log.warning("seed %s rejected: %s", seed_dir, failure)
-            self.progress.candidate_finished(0, False, 0.0)
+            log.warning("seed %s rejected: %s", seed_dir, report.first_failure)
+            self._reject(cid, 0, CandidateOutcome(report=report, attempts=1))
             return
         record_figures(task, report, 0)
         task_id = seed_dir.name
@@ -208,10 +171,25 @@ class Engine:
         whole, added = self.novelty.fingerprints(task, None)
         self._store_accepted(cid, task, task_id, 0, None, task_id, target, whole, added)  # a seed is its own root
 
-    async def _accept(self, cid: str, round_: int, proposal: Proposal, parent: Task, parent_row: TaskRow,
-                      report: ValidationReport, attempt: int) -> None:
-        task = proposal.task
-        record_figures(task, report, attempt, proposal)
+    def _reject(self, cid: str, round_: int, outcome: CandidateOutcome) -> None:
+        rejection = outcome.rejection or rejection_of(outcome.report)
+        log.info(
+            "candidate %s %s",
+            cid,
+            rejection.status,
+            extra={
+                "fields": {
+                    "candidate": cid,
+                    "check": rejection.check.value,
+                    "reason": rejection.reason.value,
+                    "attempts": outcome.attempts,
+                }
+            },
+        )
+        self.store.reject_candidate(cid, rejection.check, rejection.reason, rejection.detail, status=rejection.status)
+        self.progress.candidate_finished(round_, False, outcome.proposal.usage.cost_usd if outcome.proposal else 0.0)
+
+    def _accept(self, cid: str, round_: int, task: Task, parent: Task, parent_row: TaskRow) -> None:
         task_id = task.short_name
         target = self.paths.task_dir(round_, task_id)
         lineage = task.config.metadata.lineage
@@ -221,30 +199,49 @@ class Engine:
         whole, added = self.novelty.fingerprints(task, parent)
         self._store_accepted(cid, task, task_id, round_, parent_row.id, parent_row.root_id, target, whole, added)
 
-    def _store_accepted(self, cid: str, task: Task, task_id: str, round_: int, parent_id: str | None,
-                        root_id: str, target: Path, whole, added) -> None:  # type: ignore[no-untyped-def]
+    def _store_accepted(
+        self,
+        cid: str,
+        task: Task,
+        task_id: str,
+        round_: int,
+        parent_id: str | None,
+        root_id: str,
+        target: Path,
+        whole: MinHash,
+        added: MinHash,
+    ) -> None:
         metrics = task.config.metadata.metrics
         lineage = task.config.metadata.lineage
-        row = TaskRow(id=task_id, name=task.name, round=round_, parent_id=parent_id,
-                      root_id=root_id, path=str(target.relative_to(self.paths.root)),
-                      proposer=lineage.proposer if lineage else None, steps=lineage.steps if lineage else [],
-                      **(metrics.model_dump(include=_ROW_METRICS) if metrics else {}))
+        figures = metrics.model_dump(include=set(Figures.model_fields)) if metrics else {}
+        row = TaskRow(
+            id=task_id,
+            name=task.name,
+            round=round_,
+            parent_id=parent_id,
+            root_id=root_id,
+            path=str(target.relative_to(self.paths.root)),
+            proposer=lineage.proposer if lineage else None,
+            steps=lineage.steps if lineage else [],
+            **figures,
+        )
         self.store.accept(cid, row, NoveltyIndex.dump(whole), NoveltyIndex.dump(added))
-        log.info("candidate %s accepted as %s", cid, task_id, extra={"fields": {
-            "candidate": cid, "task": task_id, "round": round_, "solution_lines": row.solution_lines,
-            "executed_commands": row.executed_commands}})
+        log.info(
+            "candidate %s accepted as %s",
+            cid,
+            task_id,
+            extra={
+                "fields": {
+                    "candidate": cid,
+                    "task": task_id,
+                    "round": round_,
+                    "solution_lines": row.solution_lines,
+                    "executed_commands": row.executed_commands,
+                }
+            },
+        )
         self.novelty.add(task_id, whole, added)
-        self.progress.candidate_finished(round_, True, metrics.cost_usd or 0.0 if metrics else 0.0)
-
-    def _spend(self, cid: str, total: Usage, paid: Usage, stage: str) -> Usage:
-        """Record what `total` adds to what was already recorded as `paid`; returns the new total."""
-        calls, cached = total.calls - paid.calls, total.cached_calls - paid.cached_calls
-        tokens_in, tokens_out = total.tokens_in - paid.tokens_in, total.tokens_out - paid.tokens_out
-        cost = total.cost_usd - paid.cost_usd
-        if calls > 0 or cost > 0:
-            self.store.add_usage(cid, tokens_in, tokens_out, cost)
-            self.store.record_llm_calls(cid, stage, calls, cached, tokens_in, tokens_out, cost)
-        return total
+        self.progress.candidate_finished(round_, True, (metrics.cost_usd or 0.0) if metrics else 0.0)
 
     def _load(self, row: TaskRow) -> Task:
         if row.id not in self._tasks:
@@ -257,8 +254,26 @@ class Engine:
 
     def _clean_staging(self) -> None:
         """Half-written task directories of a killed run (Task.save stages under a dot-name)."""
-        import shutil
-
         if self.paths.tasks_dir.is_dir():
             for staging in self.paths.tasks_dir.glob("r*/.*.tmp-*"):
                 shutil.rmtree(staging, ignore_errors=True)
+
+
+class _StoreEvents:
+    """A candidate's progress written to the store as it happens, so a kill loses no paid call."""
+
+    def __init__(self, engine: Engine, cid: str, round_: int) -> None:
+        self.engine, self.cid, self.round = engine, cid, round_
+
+    def spent(self, stage: str, usage: Usage) -> None:
+        store = self.engine.store
+        store.add_usage(self.cid, usage.tokens_in, usage.tokens_out, usage.cost_usd)
+        store.record_llm_calls(
+            self.cid, stage, usage.calls, usage.cached_calls, usage.tokens_in, usage.tokens_out, usage.cost_usd
+        )
+
+    def proposed(self) -> None:
+        self.engine.progress.proposed(self.round)
+
+    def validated(self, attempt: int, report: ValidationReport) -> None:
+        self.engine.store.record_attempt(self.cid, attempt, report.summary(), report.accepted)

@@ -65,8 +65,9 @@ class NoveltyIndex:
 
         if num_perm not in self._permutations:
             self._permutations[num_perm] = MinHash(num_perm=num_perm, seed=1, scheme=_SCHEME).permutations
-        return MinHash(num_perm=num_perm, seed=1, scheme=_SCHEME, hashvalues=hashvalues,
-                       permutations=self._permutations[num_perm])
+        return MinHash(
+            num_perm=num_perm, seed=1, scheme=_SCHEME, hashvalues=hashvalues, permutations=self._permutations[num_perm]
+        )
 
     def __len__(self) -> int:
         return len(self._added)

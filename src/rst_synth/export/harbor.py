@@ -7,11 +7,19 @@ import json
 from pathlib import Path
 
 from rst_synth.store import RunPaths, Store, TaskRow
-from rst_synth.task import Task
+from rst_synth.task import Figures, Task
 
-MANIFEST_FIELDS = ("id", "name", "round", "parent_id", "root_id", "proposer", "steps", "solution_lines",
-                   "executed_commands", "oracle_sec", "build_sec", "tokens_in", "tokens_out", "cost_usd",
-                   "repair_attempts", "difficulty")
+MANIFEST_FIELDS = (
+    "id",
+    "name",
+    "round",
+    "parent_id",
+    "root_id",
+    "proposer",
+    "steps",
+    *Figures.model_fields,
+    "difficulty",
+)
 
 
 def export_dataset(run: RunPaths, store: Store, out: Path, rounds: set[int] | None = None) -> list[dict[str, object]]:

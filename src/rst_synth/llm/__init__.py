@@ -10,22 +10,14 @@ finally:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from rst_synth.llm.base import ERROR_REASONS, LLM, ChatResult, ErrorReason, LLMError
 from rst_synth.llm.cache import ResponseCache, request_key
 from rst_synth.llm.config import ENV_VARS, LLMConfig, LLMConfigError
 from rst_synth.llm.prices import DEFAULT_PRICES, Price, PriceTable, cost_usd, find_price
+from rst_synth.registry import resolve
 
-
-def _openai(config: LLMConfig) -> LLM:
-    from rst_synth.llm.client import OpenAICompatibleLLM
-
-    return OpenAICompatibleLLM(config)
-
-
-PROVIDERS: dict[str, Callable[[LLMConfig], LLM]] = {"openai": _openai}
-"""LLM clients by provider short name; a new provider is one module and one entry here.
+PROVIDERS: dict[str, str] = {"openai": "rst_synth.llm.client:OpenAICompatibleLLM"}
+"""Built-in clients by provider short name; any dotted path `package.module:factory` works too.
 "openai" speaks the OpenAI chat-completions API, so it serves any compatible endpoint
 (vLLM, DeepSeek, OpenRouter, llama.cpp server, ...) through `base_url`."""
 
@@ -34,12 +26,11 @@ def make_llm(config: LLMConfig) -> LLM:
     """The client for `config.provider`; reads the API key from the environment now.
     Raises LLMError("auth") when the key is missing and the endpoint is not local."""
     try:
-        factory = PROVIDERS[config.provider]
-    except KeyError:
-        raise LLMConfigError(
-            f"unknown LLM provider {config.provider!r}; known: {', '.join(sorted(PROVIDERS))}"
-        ) from None
-    return factory(config)
+        factory = resolve("LLM provider", config.provider, PROVIDERS)
+    except ValueError as exc:
+        raise LLMConfigError(str(exc)) from None
+    llm: LLM = factory(config)
+    return llm
 
 
 __all__ = [

@@ -218,7 +218,7 @@ class OpenAICompatibleLLM:
         delay *= 0.5 + self._rng.random() / 2
         if retry_after is not None:
             delay = max(delay, min(retry_after, cfg.backoff_max_sec))
-        return delay
+        return float(delay)
 
     def _result(self, completion: Any) -> ChatResult:
         choices = getattr(completion, "choices", None)
@@ -304,5 +304,5 @@ def _server_text(exc: openai.APIStatusError) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"][:_SERVER_TEXT_CHARS]
+            return str(inner["message"])[:_SERVER_TEXT_CHARS]
     return str(exc.message)[:_SERVER_TEXT_CHARS]

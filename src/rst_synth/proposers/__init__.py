@@ -1,4 +1,5 @@
-"""Proposers: make a candidate child from a parent task (procedural offline, llm)."""
+"""Proposers: make a candidate child from a parent task (procedural offline, llm), and what they
+share: artifact discovery and the one child assembly."""
 
 from rst_synth.proposers.base import (
     PROPOSERS,
@@ -7,7 +8,6 @@ from rst_synth.proposers.base import (
     Proposer,
     Usage,
     make_proposer,
-    register_proposer,
 )
 
-__all__ = ["PROPOSERS", "Proposal", "ProposalError", "Proposer", "Usage", "make_proposer", "register_proposer"]
+__all__ = ["PROPOSERS", "Proposal", "ProposalError", "Proposer", "Usage", "make_proposer"]

@@ -8,7 +8,7 @@ import json
 import sqlite3
 import tempfile
 import tomllib
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 SAMPLE_CHARS = 4000
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     CSV = "csv"
     JSON = "json"
     TEXT = "text"
@@ -119,8 +119,7 @@ def _csv_details(text: str, delimiter: str) -> dict[str, Any] | None:
         return None  # no header row: operators need column names
     numeric = [h for i, h in enumerate(header) if all(_number(r[i]) for r in body)]
     categorical = [
-        h for i, h in enumerate(header)
-        if h not in numeric and 1 < len({r[i] for r in body}) <= max(2, len(body) // 2)
+        h for i, h in enumerate(header) if h not in numeric and 1 < len({r[i] for r in body}) <= max(2, len(body) // 2)
     ]
     return {"header": header, "numeric": numeric, "categorical": categorical, "rows": len(body), "delimiter": delimiter}
 
@@ -159,7 +158,10 @@ def _is_num(value: object) -> bool:
 def _config_details(suffix: str, text: str) -> dict[str, Any] | None:
     if suffix == ".toml":
         try:
-            return {"format": "toml", "sections": sorted(k for k, v in tomllib.loads(text).items() if isinstance(v, dict))}
+            return {
+                "format": "toml",
+                "sections": sorted(k for k, v in tomllib.loads(text).items() if isinstance(v, dict)),
+            }
         except tomllib.TOMLDecodeError:
             return None
     if suffix in (".ini", ".cfg", ".conf"):
@@ -196,13 +198,23 @@ def _sqlite_details(content: bytes) -> dict[str, Any]:
         db.write_bytes(content)
         try:
             con = sqlite3.connect(db)
-            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' "
-                                                "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-            columns = {t: [(r[1], (r[2] or "").upper()) for r in con.execute(f'PRAGMA table_info("{t}")')] for t in tables}
+            tables = [
+                r[0]
+                for r in con.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+                )
+            ]
+            columns = {
+                t: [(r[1], (r[2] or "").upper()) for r in con.execute(f'PRAGMA table_info("{t}")')] for t in tables
+            }
             rows = {t: con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
             views = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='view' ORDER BY name")]
             con.close()
         except sqlite3.Error:
             return {"tables": {}, "rows": {}, "views": []}
-    return {"tables": {t: [c for c, _ in cols] for t, cols in columns.items()},
-            "types": {t: dict(cols) for t, cols in columns.items()}, "rows": rows, "views": views}
+    return {
+        "tables": {t: [c for c, _ in cols] for t, cols in columns.items()},
+        "types": {t: dict(cols) for t, cols in columns.items()},
+        "rows": rows,
+        "views": views,
+    }

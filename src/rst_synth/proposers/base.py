@@ -1,25 +1,14 @@
-"""The Proposer protocol: a parent task in, a candidate child out; and a registry by name."""
+"""The Proposer protocol: a parent task in, a candidate child out; and the proposers by name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from rst_synth.registry import resolve
 from rst_synth.task import Task
-from rst_synth.validator import ValidationReport
-
-
-class ProposalError(RuntimeError):
-    """No candidate could be made (nothing applies, malformed model reply, ...)."""
-
-    def __init__(self, reason: str, detail: str = "", usage: Usage | None = None) -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
-        self.usage = usage
-        """What the failed attempt cost (model calls already paid for)."""
+from rst_synth.validator import Reason, ValidationReport
 
 
 class Usage(BaseModel):
@@ -30,6 +19,17 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     calls: int = 0
     cached_calls: int = 0
+
+
+class ProposalError(RuntimeError):
+    """No candidate could be made (nothing applies, malformed model reply, ...)."""
+
+    def __init__(self, reason: Reason, detail: str = "", usage: Usage | None = None) -> None:
+        super().__init__(f"{reason.value}: {detail}" if detail else reason.value)
+        self.reason = reason
+        self.detail = detail
+        self.usage = usage
+        """What the failed attempt cost (model calls already paid for)."""
 
 
 class Proposal(BaseModel):
@@ -58,29 +58,21 @@ class Proposer(Protocol):
         """A corrected candidate given the validator's rejection of `rejected`."""
         ...
 
-
-PROPOSERS: dict[str, Callable[..., Proposer]] = {}
-"""Proposer factories by short name; each takes keyword options (e.g. `sandbox=`)."""
-
-
-def register_proposer(name: str) -> Callable[[Callable[..., Proposer]], Callable[..., Proposer]]:
-    def add(factory: Callable[..., Proposer]) -> Callable[..., Proposer]:
-        PROPOSERS[name] = factory
-        return factory
-
-    return add
+    async def close(self) -> None:
+        """Release what the proposer holds (an HTTP client, ...); safe to call twice."""
+        ...
 
 
-def make_proposer(name: str, **options: Any) -> Proposer:
-    _load_builtin()
-    try:
-        factory = PROPOSERS[name]
-    except KeyError:
-        raise ValueError(f"unknown proposer {name!r}; known: {', '.join(sorted(PROPOSERS))}") from None
-    return factory(**options)
+PROPOSERS: dict[str, str] = {
+    "procedural": "rst_synth.proposers.procedural.proposer:make_procedural",
+    "llm": "rst_synth.proposers.llm.proposer:make_llm_proposer",
+}
+"""Built-in proposers by short name; `make_proposer` also takes any dotted path `package.module:factory`.
+A factory takes `sandbox=`, `cache_dir=` (where it may cache paid work) and its own options as
+keywords, resolves them itself, and raises ValueError (one line) on a bad option."""
 
 
-def _load_builtin() -> None:
-    # Importing registers them; kept lazy so `task` and `validator` users pay nothing.
-    import rst_synth.proposers.llm  # noqa: F401
-    import rst_synth.proposers.procedural  # noqa: F401
+def make_proposer(name: str, *, sandbox: Any = None, cache_dir: Any = None, **options: Any) -> Proposer:
+    """A proposer by short name or dotted path, its options resolved by its own factory."""
+    proposer: Proposer = resolve("proposer", name, PROPOSERS)(sandbox=sandbox, cache_dir=cache_dir, **options)
+    return proposer

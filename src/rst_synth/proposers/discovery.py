@@ -8,18 +8,69 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
 
+from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.base import ProposalError
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind, classify
-from rst_synth.sandbox import Limits, Sandbox, files_of_tar
+from rst_synth.sandbox import Container, Limits, Sandbox, files_of_tar
 from rst_synth.task import Task, TaskPaths
+from rst_synth.validator import Reason
 
-SCAN_ROOTS = ("/app", "/etc", "/opt", "/srv", "/home", "/root", "/usr/local", "/var/lib", "/var/backups", "/data", "/workspace")
-PRUNE = ("/proc", "/sys", "/dev", "/run", "/tmp", "/logs", "/solution", "/tests", "/var/lib/dpkg", "/var/lib/apt",
-         "/var/cache", "/root/.cache", "/usr/local/lib/python3", "/etc/ld.so.cache")
+SCAN_ROOTS = (
+    "/app",
+    "/etc",
+    "/opt",
+    "/srv",
+    "/home",
+    "/root",
+    "/usr/local",
+    "/var/lib",
+    "/var/backups",
+    "/data",
+    "/workspace",
+)
+PRUNE = (
+    "/proc",
+    "/sys",
+    "/dev",
+    "/run",
+    "/tmp",
+    "/logs",
+    "/solution",
+    "/tests",
+    "/var/lib/dpkg",
+    "/var/lib/apt",
+    "/var/cache",
+    "/root/.cache",
+    "/usr/local/lib/python3",
+    "/etc/ld.so.cache",
+)
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_ARTIFACTS = 60
-TOOLS = ("python3", "sqlite3", "jq", "git", "gcc", "make", "tar", "gzip", "zip", "unzip", "sha256sum", "md5sum",
-         "awk", "sed", "sort", "curl", "xz", "bzip2", "file", "diff", "apt-get", "cron", "openssl", "perl")
+TOOLS = (
+    "python3",
+    "sqlite3",
+    "jq",
+    "git",
+    "gcc",
+    "make",
+    "tar",
+    "gzip",
+    "zip",
+    "unzip",
+    "sha256sum",
+    "md5sum",
+    "awk",
+    "sed",
+    "sort",
+    "curl",
+    "xz",
+    "bzip2",
+    "file",
+    "diff",
+    "apt-get",
+    "cron",
+    "openssl",
+    "perl",
+)
 
 
 class Discovery(BaseModel):
@@ -60,13 +111,19 @@ class DiscoveryCache:
 def _listing_command() -> str:
     prune = " -o ".join(f"-path {p}" for p in PRUNE)
     roots = " ".join(SCAN_ROOTS)
-    return (f"for r in {roots}; do [ -e \"$r\" ] && echo \"$r\"; done | xargs -r -I{{}} "
-            f"find {{}} -xdev \\( {prune} -o -name __pycache__ \\) -prune -o -type f "
-            "-printf '%p\\t%s\\t%T@\\t%m\\n' 2>/dev/null | sort")
+    return (
+        f'for r in {roots}; do [ -e "$r" ] && echo "$r"; done | xargs -r -I{{}} '
+        f"find {{}} -xdev \\( {prune} -o -name __pycache__ \\) -prune -o -type f "
+        "-printf '%p\\t%s\\t%T@\\t%m\\n' 2>/dev/null | sort"
+    )
 
 
-def _parse_listing(text: str) -> dict[str, tuple[int, str, int]]:
-    entries: dict[str, tuple[int, str, int]] = {}
+Listing = dict[str, tuple[int, str, int]]
+"""A file listing: path -> (size, modification time, mode)."""
+
+
+def _parse_listing(text: str) -> Listing:
+    entries: Listing = {}
     for line in text.splitlines():
         parts = line.split("\t")
         if len(parts) == 4 and parts[1].isdigit():
@@ -77,23 +134,25 @@ def _parse_listing(text: str) -> dict[str, tuple[int, str, int]]:
 async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> Discovery:
     """Run `task`'s solve.sh in a fresh container and classify every file it created or changed."""
     env = task.config.environment
-    image = await sandbox.ensure_image(task.files_under(TaskPaths.ENVIRONMENT_DIR), task.environment_hash(),
-                                       timeout=env.build_timeout_sec)
+    image = await sandbox.ensure_image(
+        task.files_under(TaskPaths.ENVIRONMENT_DIR), task.environment_hash(), timeout=env.build_timeout_sec
+    )
     limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
     listing = _listing_command()
     async with sandbox.container(image.tag, limits) as box:
         workdir = (await box.exec("pwd", timeout=30)).output.strip() or "/"
         before = _parse_listing((await box.exec(listing, timeout=120, user="root")).output)
         await box.put_files(task.files_under(TaskPaths.SOLUTION_DIR), TaskPaths.CONTAINER_SOLUTION_DIR)
-        await box.exec(f"mkdir -p {TaskPaths.CONTAINER_AGENT_LOGS} {TaskPaths.CONTAINER_VERIFIER_LOGS}", timeout=30,
-                       user="root")
+        await box.exec(
+            f"mkdir -p {TaskPaths.CONTAINER_AGENT_LOGS} {TaskPaths.CONTAINER_VERIFIER_LOGS}", timeout=30, user="root"
+        )
         solve = await box.exec(f"bash {TaskPaths.CONTAINER_SOLUTION_DIR}/solve.sh", timeout=timeout)
         if not solve.ok:
-            raise ProposalError("parent_solution_failed", solve.tail(500))
+            raise ProposalError(Reason.PARENT_SOLUTION_FAILED, solve.tail(500))
         after = _parse_listing((await box.exec(listing, timeout=120, user="root")).output)
         tools_out = await box.exec(
             f"for t in {' '.join(TOOLS)}; do command -v $t >/dev/null 2>&1 && echo $t; done; "
-            "for m in yaml sqlite3; do python3 -c \"import $m\" 2>/dev/null && echo py:$m; done; true",
+            'for m in yaml sqlite3; do python3 -c "import $m" 2>/dev/null && echo py:$m; done; true',
             timeout=30,
         )
         tools = [t for t in tools_out.output.split() if not t.startswith("py:")]
@@ -103,7 +162,7 @@ async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> D
     return Discovery(workdir=workdir, artifacts=artifacts, tools=tools, python_modules=modules)
 
 
-async def _collect(box, changed: list[str], after: dict, before: dict, workdir: str) -> list[Artifact]:  # type: ignore[no-untyped-def]
+async def _collect(box: Container, changed: list[str], after: Listing, before: Listing, workdir: str) -> list[Artifact]:
     artifacts: list[Artifact] = []
     repos = sorted({p.split("/.git/", 1)[0] for p in changed if "/.git/" in p})
     for repo in repos:
@@ -118,16 +177,27 @@ async def _collect(box, changed: list[str], after: dict, before: dict, workdir: 
             raw = await box.get_archive(PurePosixPath(path))
             content = next(iter(files_of_tar(raw, strip_top=False).values()), b"") if raw else b""
         kind, details, sample = classify(path, content, executable=bool(mode & 0o111))
-        artifacts.append(Artifact(path=path, kind=kind, size=size, new=path not in before,
-                                  executable=bool(mode & 0o111), details=details, sample=sample))
+        artifacts.append(
+            Artifact(
+                path=path,
+                kind=kind,
+                size=size,
+                new=path not in before,
+                executable=bool(mode & 0o111),
+                details=details,
+                sample=sample,
+            )
+        )
     return artifacts
 
 
-async def _git_artifact(box, repo: str, new: bool) -> Artifact:  # type: ignore[no-untyped-def]
+async def _git_artifact(box: Container, repo: str, new: bool) -> Artifact:
     q = shlex.quote(repo)
     out = await box.exec(
         f"cd {q} && git rev-parse --abbrev-ref HEAD && git rev-list --count HEAD && "
-        "git ls-files | head -n 200 && echo '--tags--' && git tag", timeout=60)
+        "git ls-files | head -n 200 && echo '--tags--' && git tag",
+        timeout=60,
+    )
     lines = out.output.splitlines()
     details: dict[str, object] = {}
     if out.ok and len(lines) >= 2:
@@ -139,5 +209,10 @@ async def _git_artifact(box, repo: str, new: bool) -> Artifact:  # type: ignore[
                 tags.append(line)
             else:
                 files.append(line)
-        details = {"branch": lines[0], "commits": int(lines[1]) if lines[1].isdigit() else 0, "files": files, "tags": tags}
+        details = {
+            "branch": lines[0],
+            "commits": int(lines[1]) if lines[1].isdigit() else 0,
+            "files": files,
+            "tags": tags,
+        }
     return Artifact(path=repo, kind=Kind.GIT, new=new, details=details)

@@ -1,4 +1,4 @@
-"""Per-round statistics of a run (DESIGN section 4), computed from the store alone."""
+"""Per-round statistics of a run (docs/architecture.md, "What is measured"), computed from the store alone."""
 
 from __future__ import annotations
 
@@ -63,8 +63,13 @@ def _round(store: Store, round_: int, row: sqlite3.Row, verdicts: list[sqlite3.R
     finished = candidates - status_counts["pending"]
     status = row["status"] if not row["stop_reason"] else f"stopped: {row['stop_reason']}"
     stats = RoundStats(
-        round=round_, status=status, candidates=candidates, accepted=status_counts["accepted"],
-        rejected=status_counts["rejected"], errors=status_counts["error"], pending=status_counts["pending"],
+        round=round_,
+        status=status,
+        candidates=candidates,
+        accepted=status_counts["accepted"],
+        rejected=status_counts["rejected"],
+        errors=status_counts["error"],
+        pending=status_counts["pending"],
         yield_rate=status_counts["accepted"] / finished if finished else None,
         median_solution_lines=_median([t["solution_lines"] for t in tasks]),
         median_executed_commands=_median([t["executed_commands"] for t in tasks]),

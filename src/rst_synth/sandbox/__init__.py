@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from rst_synth.registry import resolve
 from rst_synth.sandbox.base import (
     BuildError,
     Container,
@@ -16,32 +15,24 @@ from rst_synth.sandbox.base import (
     tar_of,
 )
 
-
-def _docker(**options: object) -> Sandbox:
-    from rst_synth.sandbox.docker import DockerSandbox
-
-    return DockerSandbox(**options)  # type: ignore[arg-type]
-
-
-BACKENDS: dict[str, Callable[..., Sandbox]] = {"docker": _docker}
-"""Sandbox backends by short name; a new backend is one module and one entry here."""
+SANDBOXES: dict[str, str] = {"docker": "rst_synth.sandbox.docker:DockerSandbox"}
+"""Built-in backends by short name (dockerd, or Podman through its Docker-compatible socket);
+`make_sandbox` also takes any dotted path `package.module:factory`."""
 
 
 def make_sandbox(name: str = "docker", **options: object) -> Sandbox:
-    try:
-        factory = BACKENDS[name]
-    except KeyError:
-        raise ValueError(f"unknown sandbox backend {name!r}; known: {', '.join(sorted(BACKENDS))}") from None
-    return factory(**options)
+    """A sandbox backend by short name or dotted path; ValueError when it is unknown."""
+    sandbox: Sandbox = resolve("sandbox backend", name, SANDBOXES)(**options)
+    return sandbox
 
 
 __all__ = [
-    "BACKENDS",
     "BuildError",
     "Container",
     "ExecResult",
     "ImageInfo",
     "Limits",
+    "SANDBOXES",
     "Sandbox",
     "SandboxError",
     "files_of_tar",

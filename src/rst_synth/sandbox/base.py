@@ -72,7 +72,10 @@ class Container(Protocol):
         ...
 
     async def put_files(
-        self, files: dict[str, bytes], dest: PurePosixPath, executable: set[str] | None = None,
+        self,
+        files: dict[str, bytes],
+        dest: PurePosixPath,
+        executable: set[str] | None = None,
         open_dirs: tuple[str, ...] = (),
     ) -> None:
         """Copy files (relative path -> content) under `dest`, creating directories; `open_dirs`
@@ -92,9 +95,7 @@ class Container(Protocol):
 class Sandbox(Protocol):
     """A container engine backend, registered by short name."""
 
-    async def ensure_image(
-        self, context: dict[str, bytes], context_hash: str, *, timeout: float
-    ) -> ImageInfo:
+    async def ensure_image(self, context: dict[str, bytes], context_hash: str, *, timeout: float) -> ImageInfo:
         """Build the image of a build context unless one with the same hash exists."""
         ...
 
@@ -115,8 +116,12 @@ class Sandbox(Protocol):
         ...
 
 
-def tar_of(files: dict[str, bytes], prefix: PurePosixPath | str = "", executable: set[str] | None = None,
-           open_dirs: tuple[str, ...] = ()) -> bytes:
+def tar_of(
+    files: dict[str, bytes],
+    prefix: PurePosixPath | str = "",
+    executable: set[str] | None = None,
+    open_dirs: tuple[str, ...] = (),
+) -> bytes:
     """An uncompressed tar of `files`, each under `prefix`, with parent directories; `open_dirs`
     become directories anyone may write to (the harness's log folders, whatever the image's USER)."""
     executable = executable or set()

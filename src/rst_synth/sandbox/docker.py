@@ -57,8 +57,7 @@ class DockerSandbox:
             self._client.ping()
         except DockerException as exc:
             raise SandboxError(
-                f"no Docker engine answers (DOCKER_HOST or /var/run/docker.sock): {exc}; "
-                "run scripts/setup-machine.sh"
+                f"no Docker engine answers (DOCKER_HOST or /var/run/docker.sock): {exc}; run scripts/setup-machine.sh"
             ) from None
         self._api = self._client.api
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rst-docker")
@@ -70,7 +69,9 @@ class DockerSandbox:
         if os.environ.get(RUN_LABEL_ENV):
             self._labels[RUN_LABEL] = os.environ[RUN_LABEL_ENV]
 
-    async def _call(self, fn: Callable[..., T], *args: Any, timeout: float | None = API_CALL_TIMEOUT_SEC, **kwargs: Any) -> T:
+    async def _call(
+        self, fn: Callable[..., T], *args: Any, timeout: float | None = API_CALL_TIMEOUT_SEC, **kwargs: Any
+    ) -> T:
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
         try:
@@ -205,12 +206,15 @@ class DockerContainer:
         self._api = sandbox._api
         self.id = container_id
 
-    async def exec(self, command: str, *, timeout: float, env: dict[str, str] | None = None,
-                   user: str | None = None) -> ExecResult:
+    async def exec(
+        self, command: str, *, timeout: float, env: dict[str, str] | None = None, user: str | None = None
+    ) -> ExecResult:
         started = time.monotonic()
-        exec_id = (await self._sandbox._call(
-            self._api.exec_create, self.id, ["bash", "-c", command], environment=env or None, user=user or ""
-        ))["Id"]
+        exec_id = (
+            await self._sandbox._call(
+                self._api.exec_create, self.id, ["bash", "-c", command], environment=env or None, user=user or ""
+            )
+        )["Id"]
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._sandbox._pool, lambda: self._api.exec_start(exec_id))
         try:
@@ -229,8 +233,13 @@ class DockerContainer:
         except (NotFound, SandboxError):
             pass
 
-    async def put_files(self, files: dict[str, bytes], dest: PurePosixPath, executable: set[str] | None = None,
-                        open_dirs: tuple[str, ...] = ()) -> None:
+    async def put_files(
+        self,
+        files: dict[str, bytes],
+        dest: PurePosixPath,
+        executable: set[str] | None = None,
+        open_dirs: tuple[str, ...] = (),
+    ) -> None:
         archive = tar_of(files, dest, executable, open_dirs)
         await self._sandbox._call(self._api.put_archive, self.id, "/", archive)
 

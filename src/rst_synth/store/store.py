@@ -9,20 +9,33 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-SCHEMA = """
+from rst_synth.task import Figures
+from rst_synth.validator.models import Check, Reason
+
+
+def _figure_columns() -> str:
+    """The tasks table's figure columns, one per field of the Figures model."""
+    sql = {int: "INTEGER", float: "REAL"}
+    columns = []
+    for name, field in Figures.model_fields.items():
+        kind = next(t for t in typing.get_args(field.annotation) if t is not type(None))
+        columns.append(f"{name} {sql[kind]}")
+    return ", ".join(columns)
+
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tasks (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, round INTEGER NOT NULL, parent_id TEXT, root_id TEXT NOT NULL,
-    path TEXT NOT NULL, proposer TEXT, steps TEXT, solution_lines INTEGER, executed_commands INTEGER,
-    oracle_sec REAL, build_sec REAL, tokens_in INTEGER, tokens_out INTEGER, cost_usd REAL,
-    repair_attempts INTEGER, created_at REAL NOT NULL);
+    path TEXT NOT NULL, proposer TEXT, steps TEXT, {_figure_columns()}, created_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS tasks_round ON tasks(round, root_id);
 CREATE INDEX IF NOT EXISTS tasks_figures ON tasks(round, solution_lines, executed_commands, oracle_sec);
 CREATE TABLE IF NOT EXISTS candidates (
@@ -45,23 +58,18 @@ CREATE TABLE IF NOT EXISTS fingerprints (task_id TEXT PRIMARY KEY, whole BLOB NO
 """
 
 
-class TaskRow(BaseModel):
+class TaskRow(Figures):
+    """An accepted task: where it sits in the run, and its figures (one column each)."""
+
     id: str
     name: str
     round: int
     parent_id: str | None
     root_id: str
     path: str
+    """The task's directory, relative to the run directory."""
     proposer: str | None = None
-    steps: list[str] = []
-    solution_lines: int | None = None
-    executed_commands: int | None = None
-    oracle_sec: float | None = None
-    build_sec: float | None = None
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-    repair_attempts: int | None = None
+    steps: list[str] = Field(default_factory=list)
 
 
 class CandidateRow(BaseModel):
@@ -95,6 +103,10 @@ class Store:
 
     def _migrate(self) -> None:
         """Bring a run made by an earlier version up to this schema (columns are only ever added)."""
+        tasks = {row[1] for row in self._db.execute("PRAGMA table_info(tasks)")}
+        for column in _figure_columns().split(", "):
+            if column.split()[0] not in tasks:  # a figure added to the model after this run began
+                self._db.execute(f"ALTER TABLE tasks ADD COLUMN {column}")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(llm_calls)")}
         for column in ("calls", "cache_hits"):
             if column not in columns:
@@ -139,7 +151,8 @@ class Store:
     def add_candidate(self, candidate_id: str, round_: int, parent_id: str | None, seed: int) -> None:
         self._db.execute(
             "INSERT OR IGNORE INTO candidates(id, round, parent_id, seed, status, updated_at) VALUES (?,?,?,?,?,?)",
-            (candidate_id, round_, parent_id, seed, "pending", time.time()))
+            (candidate_id, round_, parent_id, seed, "pending", time.time()),
+        )
 
     def record_attempt(self, candidate_id: str, attempt: int, report: dict[str, Any], accepted: bool) -> None:
         rejection = report.get("rejection") or {}
@@ -148,28 +161,56 @@ class Store:
             "INSERT INTO attempts(candidate_id, attempt, accepted, checks, rejection_check, rejection_reason, "
             "duration_sec, created_at, verdicts, round) VALUES (?,?,?,?,?,?,?,?,?,"
             "(SELECT round FROM candidates WHERE id = ?))",
-            (candidate_id, attempt, int(accepted), json.dumps(checks), rejection.get("check"),
-             rejection.get("reason"), report.get("duration_sec"), time.time(), _verdicts(checks), candidate_id))
-        self._db.execute("UPDATE candidates SET attempts = ?, updated_at = ? WHERE id = ?",
-                         (attempt + 1, time.time(), candidate_id))
+            (
+                candidate_id,
+                attempt,
+                int(accepted),
+                json.dumps(checks),
+                rejection.get("check"),
+                rejection.get("reason"),
+                report.get("duration_sec"),
+                time.time(),
+                _verdicts(checks),
+                candidate_id,
+            ),
+        )
+        self._db.execute(
+            "UPDATE candidates SET attempts = ?, updated_at = ? WHERE id = ?", (attempt + 1, time.time(), candidate_id)
+        )
 
     def add_usage(self, candidate_id: str, tokens_in: int, tokens_out: int, cost_usd: float) -> None:
         self._db.execute(
             "UPDATE candidates SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, cost_usd = cost_usd + ? "
-            "WHERE id = ?", (tokens_in, tokens_out, cost_usd, candidate_id))
+            "WHERE id = ?",
+            (tokens_in, tokens_out, cost_usd, candidate_id),
+        )
 
-    def record_llm_calls(self, candidate_id: str, stage: str, calls: int, cache_hits: int, tokens_in: int,
-                         tokens_out: int, cost_usd: float) -> None:
+    def record_llm_calls(
+        self,
+        candidate_id: str,
+        stage: str,
+        calls: int,
+        cache_hits: int,
+        tokens_in: int,
+        tokens_out: int,
+        cost_usd: float,
+    ) -> None:
         """The model calls one proposal or repair made (a proposer reports them summed)."""
         self._db.execute(
-            "INSERT INTO llm_calls(candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, created_at) "
-            "VALUES (?,?,?,?,?,?,?,?)", (candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd,
-                                         time.time()))
+            "INSERT INTO llm_calls(candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, "
+            "created_at) "
+            "VALUES (?,?,?,?,?,?,?,?)",
+            (candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, time.time()),
+        )
 
-    def reject_candidate(self, candidate_id: str, check: str, reason: str, detail: str, status: str = "rejected") -> None:
+    def reject_candidate(
+        self, candidate_id: str, check: Check, reason: Reason, detail: str, status: str = "rejected"
+    ) -> None:
         self._db.execute(
             "UPDATE candidates SET status = ?, rejection_check = ?, rejection_reason = ?, detail = ?, updated_at = ? "
-            "WHERE id = ?", (status, check, reason, detail[:2000], time.time(), candidate_id))
+            "WHERE id = ?",
+            (status, check.value, reason.value, detail[:2000], time.time(), candidate_id),
+        )
 
     def accept(self, candidate_id: str, task: TaskRow, whole: bytes, added: bytes) -> None:
         """Insert the task (its directory already complete on disk) and close its candidate, atomically."""
@@ -179,10 +220,13 @@ class Store:
             data["created_at"] = time.time()
             columns = ", ".join(data)
             db.execute(f"INSERT INTO tasks({columns}) VALUES ({', '.join('?' * len(data))})", tuple(data.values()))
-            db.execute("INSERT OR REPLACE INTO fingerprints(task_id, whole, added) VALUES (?,?,?)",
-                       (task.id, whole, added))
-            db.execute("UPDATE candidates SET status = 'accepted', task_id = ?, updated_at = ? WHERE id = ?",
-                       (task.id, time.time(), candidate_id))
+            db.execute(
+                "INSERT OR REPLACE INTO fingerprints(task_id, whole, added) VALUES (?,?,?)", (task.id, whole, added)
+            )
+            db.execute(
+                "UPDATE candidates SET status = 'accepted', task_id = ?, updated_at = ? WHERE id = ?",
+                (task.id, time.time(), candidate_id),
+            )
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -200,8 +244,10 @@ class Store:
     def task_keys(self, round_: int) -> list[tuple[str, str]]:
         """(id, root_id) of a round's tasks, ordered by id as tasks(round_) is: enough to sample a
         frontier without building a TaskRow per task."""
-        return [(r[0], r[1]) for r in self._db.execute("SELECT id, root_id FROM tasks WHERE round = ? ORDER BY id",
-                                                       (round_,))]
+        return [
+            (r[0], r[1])
+            for r in self._db.execute("SELECT id, root_id FROM tasks WHERE round = ? ORDER BY id", (round_,))
+        ]
 
     def tasks_by_id(self, ids: list[str]) -> dict[str, TaskRow]:
         """The tasks of these ids (those that exist), by id."""
@@ -214,8 +260,9 @@ class Store:
 
     def task_figures(self, round_: int) -> list[sqlite3.Row]:
         """solution_lines, executed_commands, oracle_sec of a round's tasks (for its medians)."""
-        return self._db.execute("SELECT solution_lines, executed_commands, oracle_sec FROM tasks WHERE round = ?",
-                                (round_,)).fetchall()
+        return self._db.execute(
+            "SELECT solution_lines, executed_commands, oracle_sec FROM tasks WHERE round = ?", (round_,)
+        ).fetchall()
 
     def candidate_summary(self, round_: int) -> tuple[list[sqlite3.Row], list[float], list[sqlite3.Row]]:
         """A round's candidates in aggregate: (status, n, tokens_in, tokens_out) per status; the
@@ -223,13 +270,20 @@ class Store:
         rejection_reason, n, first_id) per reason of the rejected and errored ones."""
         by_status = self._db.execute(
             "SELECT status, COUNT(*) AS n, SUM(tokens_in) AS tokens_in, SUM(tokens_out) AS tokens_out "
-            "FROM candidates WHERE round = ? GROUP BY status", (round_,)).fetchall()
-        costs = [r[0] for r in self._db.execute(
-            "SELECT cost_usd FROM candidates WHERE round = ? AND cost_usd != 0 ORDER BY id", (round_,))]
+            "FROM candidates WHERE round = ? GROUP BY status",
+            (round_,),
+        ).fetchall()
+        costs = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT cost_usd FROM candidates WHERE round = ? AND cost_usd != 0 ORDER BY id", (round_,)
+            )
+        ]
         reasons = self._db.execute(
             "SELECT rejection_check, rejection_reason, COUNT(*) AS n, MIN(id) AS first_id FROM candidates "
             "WHERE round = ? AND status IN ('rejected', 'error') GROUP BY rejection_check, rejection_reason",
-            (round_,)).fetchall()
+            (round_,),
+        ).fetchall()
         return by_status, costs, reasons
 
     def fingerprints(self) -> Iterator[tuple[str, bytes, bytes]]:
@@ -237,20 +291,23 @@ class Store:
             yield row["task_id"], row["whole"], row["added"]
 
     def candidates(self, round_: int | None = None) -> list[CandidateRow]:
-        query, args = "SELECT * FROM candidates", ()
+        query, args = "SELECT * FROM candidates", tuple[int, ...]()
         if round_ is not None:
             query, args = query + " WHERE round = ?", (round_,)
         return [CandidateRow.model_validate(dict(r)) for r in self._db.execute(query + " ORDER BY id", args)]
 
     def candidate_count(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM candidates").fetchone()[0]
+        return int(self._db.execute("SELECT COUNT(*) FROM candidates").fetchone()[0])
 
     def total_cost(self) -> float:
         return float(self._db.execute("SELECT COALESCE(SUM(cost_usd), 0) FROM candidates").fetchone()[0])
 
     def attempts(self, round_: int) -> list[sqlite3.Row]:
-        return list(self._db.execute(
-            "SELECT a.* FROM attempts a JOIN candidates c ON c.id = a.candidate_id WHERE c.round = ?", (round_,)))
+        return list(
+            self._db.execute(
+                "SELECT a.* FROM attempts a JOIN candidates c ON c.id = a.candidate_id WHERE c.round = ?", (round_,)
+            )
+        )
 
     def check_verdict_counts(self, round_: int | None = None) -> list[sqlite3.Row]:
         """(round, check_name, verdict, n) over every attempt of a round, or of every round."""
@@ -274,22 +331,30 @@ class Store:
             "  AND verdicts IS NULL) a"  # few rows, if any: CROSS JOIN makes them lead
             " CROSS JOIN candidates c ON c.id = a.candidate_id, json_each(a.checks) j"
             f" WHERE {'c.round = ?' if one else '1'} GROUP BY c.round, check_name, verdict"
-            ") GROUP BY round, check_name, verdict", (round_, round_, round_) if one else ()).fetchall()
+            ") GROUP BY round, check_name, verdict",
+            (round_, round_, round_) if one else (),
+        ).fetchall()
 
     def llm_calls(self, round_: int) -> sqlite3.Row:
-        return self._db.execute(
+        row: sqlite3.Row = self._db.execute(
             "SELECT COALESCE(SUM(l.calls), 0) AS calls, COALESCE(SUM(l.cache_hits), 0) AS cache_hits FROM llm_calls l "
-            "JOIN candidates c ON c.id = l.candidate_id WHERE c.round = ?", (round_,)).fetchone()
+            "JOIN candidates c ON c.id = l.candidate_id WHERE c.round = ?",
+            (round_,),
+        ).fetchone()
+        return row
 
     # -- rounds -----------------------------------------------------------------------------
 
     def start_round(self, round_: int) -> None:
-        self._db.execute("INSERT OR IGNORE INTO rounds(round, status, started_at) VALUES (?, 'running', ?)",
-                         (round_, time.time()))
+        self._db.execute(
+            "INSERT OR IGNORE INTO rounds(round, status, started_at) VALUES (?, 'running', ?)", (round_, time.time())
+        )
 
     def finish_round(self, round_: int) -> None:
-        self._db.execute("UPDATE rounds SET status = 'done', finished_at = ?, stop_reason = NULL WHERE round = ?",
-                         (time.time(), round_))
+        self._db.execute(
+            "UPDATE rounds SET status = 'done', finished_at = ?, stop_reason = NULL WHERE round = ?",
+            (time.time(), round_),
+        )
 
     def stop_round(self, round_: int, reason: str) -> None:
         self._db.execute("UPDATE rounds SET stop_reason = ? WHERE round = ?", (reason, round_))

@@ -3,9 +3,11 @@
 from rst_synth.task.config import (
     AgentConfig,
     EnvironmentConfig,
+    Figures,
     Lineage,
     Metadata,
     Metrics,
+    StepRecord,
     TaskConfig,
     TaskInfo,
     VerifierConfig,
@@ -17,9 +19,11 @@ from rst_synth.task.task import Task
 __all__ = [
     "AgentConfig",
     "EnvironmentConfig",
+    "Figures",
     "Lineage",
     "Metadata",
     "Metrics",
+    "StepRecord",
     "Task",
     "TaskConfig",
     "TaskFormatError",

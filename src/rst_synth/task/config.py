@@ -33,6 +33,24 @@ class TaskInfo(_Section):
     """Search keywords."""
 
 
+class StepRecord(_Section):
+    """One step a task added to its parent's workflow ([[metadata.lineage.added]]): where its parts
+    sit in the task's files, so a proposer can take a child apart again without parsing comments."""
+
+    name: str
+    """The operator (procedural) or workflow theme (llm) of the step."""
+    tag: str
+    """Unique within the lineage, e.g. "r2s1": round 2, step 1."""
+    consumes: list[str] = Field(default_factory=list)
+    """Paths of the artifacts the step builds on."""
+    solution_lines: tuple[int, int]
+    """First and last line (1-based, inclusive) of the step's code in solution/solve.sh."""
+    instruction_lines: tuple[int, int]
+    """First and last line (1-based, inclusive) of the step's paragraph in instruction.md."""
+    test_module: str
+    """The test module holding the step's checks, relative to the task directory."""
+
+
 class Lineage(_Section):
     """Where a synthesized task comes from ([metadata.lineage])."""
 
@@ -48,10 +66,13 @@ class Lineage(_Section):
     """Short name of the proposer that made it."""
     steps: list[str] = Field(default_factory=list)
     """Names of the steps added to the parent's workflow, in order."""
+    added: list[StepRecord] = Field(default_factory=list)
+    """Where each added step sits in the task's files (empty for seeds and older tasks)."""
 
 
-class Metrics(_Section):
-    """Figures measured while validating the task ([metadata.metrics]); never typed by hand."""
+class Figures(BaseModel):
+    """A task's measured figures: the one model behind [metadata.metrics], a validation report's
+    figures and the store's task rows (docs/architecture.md, "What is measured")."""
 
     solution_lines: int | None = None
     """Non-blank, non-comment lines of the reference solution."""
@@ -62,9 +83,17 @@ class Metrics(_Section):
     build_sec: float | None = None
     """Wall time of the image build (0 when the image was cached)."""
     tokens_in: int | None = None
+    """Prompt tokens the proposer's model calls cost (None for offline proposers)."""
     tokens_out: int | None = None
+    """Completion tokens the proposer's model calls cost."""
     cost_usd: float | None = None
+    """What the proposer's model calls cost, repairs included."""
     repair_attempts: int | None = None
+    """Repairs it took before the task was accepted."""
+
+
+class Metrics(_Section, Figures):
+    """[metadata.metrics]: the figures measured while validating the task; never typed by hand."""
 
 
 class Metadata(_Section):

@@ -21,7 +21,7 @@ def solution_lines(task: Task) -> int:
     Scripts that solve.sh writes with heredocs are lines of solve.sh, so they count already.
     """
     total = 0
-    for rel, content in task.files_under(TaskPaths.SOLUTION_DIR).items():
+    for _rel, content in task.files_under(TaskPaths.SOLUTION_DIR).items():
         try:
             total += code_lines(content.decode("utf-8"))
         except UnicodeDecodeError:

@@ -33,8 +33,16 @@ NAME_PREFIX = "tb1/"
 AGENT_TIMEOUT_SEC = 360.0
 TEST_TIMEOUT_SEC = 60.0
 
-MAPPED_KEYS = {"instruction", "author_name", "author_email", "difficulty", "category", "tags",
-               "max_agent_timeout_sec", "max_test_timeout_sec"}
+MAPPED_KEYS = {
+    "instruction",
+    "author_name",
+    "author_email",
+    "difficulty",
+    "category",
+    "tags",
+    "max_agent_timeout_sec",
+    "max_test_timeout_sec",
+}
 RUN_ORIGINAL = "bash $TEST_DIR/run-tests.sh"
 
 _FETCH = re.compile(
@@ -43,8 +51,20 @@ _FETCH = re.compile(
 )
 _PY_INSTALL = re.compile(r"\b(?:uv\s+add|(?:uv\s+)?pip3?\s+install)\s+([^;&|\n]*)")
 _REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9_,.-]*\])?([<>=!~]=?[A-Za-z0-9.*+!_-]+)?$")
-_FLAGS_WITH_ARG = {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url",
-                   "--extra-index-url", "-e", "--editable", "-p", "--python", "--group"}
+_FLAGS_WITH_ARG = {
+    "-r",
+    "--requirement",
+    "-c",
+    "--constraint",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-e",
+    "--editable",
+    "-p",
+    "--python",
+    "--group",
+}
 _APT_BASE = re.compile(r"debian|ubuntu|bookworm|bullseye|buster|trixie|noble|jammy|focal|bionic")
 _SKIPPED_PARTS = {"__pycache__", ".git", ".DS_Store"}
 
@@ -85,8 +105,13 @@ def convert_tb1(src: Path) -> Task:
 
     # The oracle must run in validation too, so a solution that downloads gets the network.
     online = fetches_from_internet(solve.decode("utf-8", errors="replace")) and service.get("network_mode") != "none"
-    return Task(config=_task_config(src, raw, online), instruction=instruction, files=files,
-                executable=executable, source_dir=src)
+    return Task(
+        config=_task_config(src, raw, online),
+        instruction=instruction,
+        files=files,
+        executable=executable,
+        source_dir=src,
+    )
 
 
 def uses_original_runner(task: Task) -> bool:
@@ -172,8 +197,9 @@ def _solution(src: Path) -> bytes:
 def _instruction(path: Path, raw: dict[str, Any]) -> str:
     text = raw.get("instruction")
     if not isinstance(text, str):
-        described = [d for d in raw.get("descriptions") or [] if isinstance(d, dict)
-                     and isinstance(d.get("description"), str)]
+        described = [
+            d for d in raw.get("descriptions") or [] if isinstance(d, dict) and isinstance(d.get("description"), str)
+        ]
         base = [d for d in described if d.get("key") == "base"] or described
         text = base[0]["description"] if base else None
     if not isinstance(text, str) or not text.strip():
@@ -216,9 +242,14 @@ def _env_lines(service: dict[str, Any]) -> str:
         env = dict(str(item).split("=", 1) for item in env if "=" in str(item))
     if not isinstance(env, dict):
         return ""
-    lines = [f"ENV {key}={json.dumps(str(value))}" for key, value in env.items()
-             if value is not None and "$" not in str(value) and key != "TEST_DIR"
-             and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key))]
+    lines = [
+        f"ENV {key}={json.dumps(str(value))}"
+        for key, value in env.items()
+        if value is not None
+        and "$" not in str(value)
+        and key != "TEST_DIR"
+        and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key))
+    ]
     return "".join(line + "\n" for line in lines)
 
 
@@ -255,8 +286,7 @@ def _with_test_dependencies(dockerfile: str, requirements: list[str]) -> str:
     pip = "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-cache-dir"
     if _apt_base(dockerfile):
         apt = "python3 python3-pytest" + (" python3-pip" if pins else "")
-        run = (f"apt-get update && apt-get install -y --no-install-recommends {apt}"
-               " && rm -rf /var/lib/apt/lists/*")
+        run = f"apt-get update && apt-get install -y --no-install-recommends {apt} && rm -rf /var/lib/apt/lists/*"
         if pins:
             run += f" && {pip} {' '.join(shlex.quote(p) for p in pins)}"
     else:
@@ -293,9 +323,11 @@ def _positive(path: Path, raw: dict[str, Any], key: str, default: float) -> floa
 def _metadata(raw: dict[str, Any]) -> Metadata:
     tags = raw.get("tags") or []
     fields: dict[str, Any] = {
-        "difficulty": raw.get("difficulty"), "category": raw.get("category"),
+        "difficulty": raw.get("difficulty"),
+        "category": raw.get("category"),
         "tags": [str(t) for t in (tags if isinstance(tags, list) else [tags])],
-        "author_name": raw.get("author_name"), "author_email": raw.get("author_email"),
+        "author_name": raw.get("author_name"),
+        "author_email": raw.get("author_email"),
     }
     fields = {k: (str(v) if k in ("difficulty", "category") else v) for k, v in fields.items() if v is not None}
     unknown = {k: v for k, v in raw.items() if k not in MAPPED_KEYS}

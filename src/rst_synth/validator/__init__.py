@@ -3,7 +3,6 @@
 from rst_synth.validator.models import (
     Check,
     CheckResult,
-    MeasuredFigures,
     Reason,
     ValidationReport,
     Verdict,
@@ -14,7 +13,6 @@ from rst_synth.validator.validator import Validator, ValidatorConfig
 __all__ = [
     "Check",
     "CheckResult",
-    "MeasuredFigures",
     "Reason",
     "ValidationReport",
     "Validator",

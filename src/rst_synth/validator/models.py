@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from rst_synth.task import Figures
 
-class Check(str, Enum):
-    """The checks of the acceptance contract, in the order they run."""
 
+class Check(StrEnum):
+    """Where a candidate can be stopped: making it, then the acceptance contract's checks in the
+    order they run."""
+
+    PROPOSE = "propose"
+    """The proposer could not make a candidate (nothing applies, a malformed model reply, ...)."""
     STATIC = "static"
     BUILD = "build"
     ORACLE = "oracle"
@@ -20,7 +25,7 @@ class Check(str, Enum):
     """Judged by the engine against every accepted task of the run, not by the validator."""
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"
@@ -29,12 +34,30 @@ class Verdict(str, Enum):
     """The sandbox failed, not the task: retrying may help."""
 
 
-class Reason(str, Enum):
-    """Why a check ended as it did; what a repair step is told."""
+class Reason(StrEnum):
+    """Why a check ended as it did; what a repair step is told. One list for the validator, the
+    proposers, the store and the repair hints (docs/architecture.md lists which check gives which)."""
 
     OK = "ok"
+    # propose: the proposer made no candidate
+    NO_APPLICABLE_OPERATOR = "no_applicable_operator"
+    PARENT_SOLUTION_FAILED = "parent_solution_failed"
+    LLM_ERROR = "llm_error"
+    TRUNCATED = "truncated"
+    NO_CODE_BLOCK = "no_code_block"
+    MISSING_BLOCK = "missing_block"
+    WRONG_LANGUAGE = "wrong_language"
+    EMPTY_BLOCK = "empty_block"
+    INVALID_BASH = "invalid_bash"
+    INVALID_PYTHON = "invalid_python"
+    INVALID_TOML = "invalid_toml"
+    INVALID_DOCKERFILE = "invalid_dockerfile"
+    SANDBOX_FAILED = "sandbox_failed"
+    """The engine failed while the proposer used it (discovery): not the task's fault."""
+    # the acceptance contract
+    BAD_TASK = "bad_task"
+    """A seed directory that does not load (a missing file, a malformed task.toml)."""
     MISSING_FILE = "missing_file"
-    BAD_CONFIG = "bad_config"
     EMPTY_INSTRUCTION = "empty_instruction"
     SOLUTION_IN_INSTRUCTION = "solution_in_instruction"
     BASH_SYNTAX = "bash_syntax"
@@ -75,22 +98,14 @@ class CheckResult(BaseModel):
         return self.verdict is Verdict.PASS
 
 
-class MeasuredFigures(BaseModel):
-    """Figures of DESIGN section 4 measured during validation."""
-
-    solution_lines: int | None = None
-    executed_commands: int | None = None
-    oracle_sec: float | None = None
-    build_sec: float | None = None
-
-
 class ValidationReport(BaseModel):
     task: str
     path: str | None = None
     parent: str | None = None
     image: str | None = None
     checks: list[CheckResult] = Field(default_factory=list)
-    figures: MeasuredFigures = Field(default_factory=MeasuredFigures)
+    figures: Figures = Field(default_factory=Figures)
+    """What validation measured: solution lines, executed commands, oracle and build time."""
     duration_sec: float = 0.0
 
     @property

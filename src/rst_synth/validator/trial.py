@@ -14,8 +14,7 @@ P = TaskPaths
 # Every nested bash inherits SHELLOPTS=xtrace and writes its trace to fd 19, so commands in
 # scripts that solve.sh writes and runs are counted too.
 _TRACED_SOLVE = (
-    f"exec 19>{P.CONTAINER_XTRACE_LOG}; "
-    f"env BASH_XTRACEFD=19 SHELLOPTS=xtrace bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
+    f"exec 19>{P.CONTAINER_XTRACE_LOG}; env BASH_XTRACEFD=19 SHELLOPTS=xtrace bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
 )
 _PLAIN_SOLVE = f"bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
 _VERIFY = f"bash {P.CONTAINER_TESTS_DIR}/test.sh"

@@ -1,4 +1,4 @@
-"""The acceptance contract of DESIGN section 3, run check by check in fresh containers."""
+"""The acceptance contract (docs/architecture.md, "The acceptance contract"), run check by check in fresh containers."""
 
 from __future__ import annotations
 
@@ -91,23 +91,36 @@ class Validator:
         except BuildError as exc:
             reason = Reason.BUILD_TIMEOUT if exc.timed_out else Reason.BUILD_FAILED
             return CheckResult(
-                check=Check.BUILD, verdict=Verdict.FAIL, reason=reason, detail=str(exc)[:300],
-                duration_sec=time.monotonic() - started, output_tail=exc.log_tail,
+                check=Check.BUILD,
+                verdict=Verdict.FAIL,
+                reason=reason,
+                detail=str(exc)[:300],
+                duration_sec=time.monotonic() - started,
+                output_tail=exc.log_tail,
             )
         except SandboxError as exc:
             return _sandbox_error(Check.BUILD, exc, started)
         report.image = info.tag
         report.figures.build_sec = round(info.build_sec, 3)
         detail = "built" if info.built else "cached"
-        return CheckResult(check=Check.BUILD, verdict=Verdict.PASS, reason=Reason.OK, detail=detail,
-                           duration_sec=time.monotonic() - started)
+        return CheckResult(
+            check=Check.BUILD,
+            verdict=Verdict.PASS,
+            reason=Reason.OK,
+            detail=detail,
+            duration_sec=time.monotonic() - started,
+        )
 
-    async def _trial(self, task: Task, image: str, solution: dict[str, bytes] | None, trace: bool = False) -> TrialOutcome:
+    async def _trial(
+        self, task: Task, image: str, solution: dict[str, bytes] | None, trace: bool = False
+    ) -> TrialOutcome:
         env = task.config.environment
         limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
         async with self._slots:
             return await run_trial(
-                self.sandbox, image, limits,
+                self.sandbox,
+                image,
+                limits,
                 solution=solution,
                 tests=task.files_under(TaskPaths.TESTS_DIR),
                 solve_timeout=task.config.agent.timeout_sec or self.config.default_solve_timeout_sec,
@@ -147,8 +160,12 @@ class Validator:
     async def _parent(self, task: Task, parent: Task, report: ValidationReport) -> CheckResult:
         lineage = task.config.metadata.lineage
         if lineage is not None and lineage.parent and lineage.parent != parent.name:
-            return CheckResult(check=Check.PARENT, verdict=Verdict.FAIL, reason=Reason.PARENT_MISMATCH,
-                               detail=f"task.toml names parent {lineage.parent!r}, given {parent.name!r}")
+            return CheckResult(
+                check=Check.PARENT,
+                verdict=Verdict.FAIL,
+                reason=Reason.PARENT_MISMATCH,
+                detail=f"task.toml names parent {lineage.parent!r}, given {parent.name!r}",
+            )
 
         async def run() -> CheckResult:
             outcome = await self._trial(task, report.image or "", parent.files_under(TaskPaths.SOLUTION_DIR))
@@ -158,7 +175,7 @@ class Validator:
 
     @staticmethod
     def _skip_rest(report: ValidationReport, after: Check, parent: Task | None) -> None:
-        order = [c for c in Check if c is not Check.NOVELTY]  # novelty belongs to the engine
+        order: list[Check] = [c for c in Check if c not in (Check.PROPOSE, Check.NOVELTY)]  # the engine's
         for check in order[order.index(after) + 1 :]:
             if report.result(check) is None:
                 report.checks.append(_skipped(check, Reason.EARLIER_CHECK_FAILED, f"{after.value} did not pass"))
@@ -170,16 +187,35 @@ def _expect(check: Check, outcome: TrialOutcome, want_solved: bool, fail_reason:
     tail = outcome.output_tail()
     if outcome.solve is not None and outcome.solve.timed_out:
         if not want_solved:  # a parent's solution that hangs has not solved the child
-            return CheckResult(check=check, verdict=Verdict.PASS, reason=Reason.OK, reward=0.0,
-                               detail="solution timed out", output_tail=tail)
-        return CheckResult(check=check, verdict=Verdict.FAIL, reason=Reason.SOLUTION_TIMEOUT, reward=None,
-                           detail=f"solve.sh ran past {outcome.solve.duration_sec:.0f}s and was killed", output_tail=tail)
+            return CheckResult(
+                check=check,
+                verdict=Verdict.PASS,
+                reason=Reason.OK,
+                reward=0.0,
+                detail="solution timed out",
+                output_tail=tail,
+            )
+        return CheckResult(
+            check=check,
+            verdict=Verdict.FAIL,
+            reason=Reason.SOLUTION_TIMEOUT,
+            reward=None,
+            detail=f"solve.sh ran past {outcome.solve.duration_sec:.0f}s and was killed",
+            output_tail=tail,
+        )
     if outcome.verify is not None and outcome.verify.timed_out:
-        return CheckResult(check=check, verdict=Verdict.FAIL, reason=Reason.VERIFIER_TIMEOUT,
-                           detail="test.sh ran past its timeout and was killed", output_tail=tail)
+        return CheckResult(
+            check=check,
+            verdict=Verdict.FAIL,
+            reason=Reason.VERIFIER_TIMEOUT,
+            detail="test.sh ran past its timeout and was killed",
+            output_tail=tail,
+        )
     if outcome.solved == want_solved:
         detail = "" if outcome.reward is not None else "no reward file (counted as 0)"
-        return CheckResult(check=check, verdict=Verdict.PASS, reason=Reason.OK, reward=reward, detail=detail, output_tail=tail)
+        return CheckResult(
+            check=check, verdict=Verdict.PASS, reason=Reason.OK, reward=reward, detail=detail, output_tail=tail
+        )
     if want_solved and outcome.reward is None:
         fail_reason = Reason.NO_REWARD_FILE
     detail = {
@@ -189,7 +225,9 @@ def _expect(check: Check, outcome: TrialOutcome, want_solved: bool, fail_reason:
         Reason.NONDETERMINISTIC: f"reward {reward:g} on a second oracle run",
         Reason.PARENT_PASSES: "the parent's solution already passes the new tests",
     }.get(fail_reason, "")
-    return CheckResult(check=check, verdict=Verdict.FAIL, reason=fail_reason, reward=reward, detail=detail, output_tail=tail)
+    return CheckResult(
+        check=check, verdict=Verdict.FAIL, reason=fail_reason, reward=reward, detail=detail, output_tail=tail
+    )
 
 
 async def _timed(check: Check, run: Callable[[], Awaitable[CheckResult]]) -> CheckResult:
@@ -203,8 +241,13 @@ async def _timed(check: Check, run: Callable[[], Awaitable[CheckResult]]) -> Che
 
 
 def _sandbox_error(check: Check, exc: Exception, started: float) -> CheckResult:
-    return CheckResult(check=check, verdict=Verdict.ERROR, reason=Reason.SANDBOX_ERROR, detail=str(exc)[:300],
-                       duration_sec=time.monotonic() - started)
+    return CheckResult(
+        check=check,
+        verdict=Verdict.ERROR,
+        reason=Reason.SANDBOX_ERROR,
+        detail=str(exc)[:300],
+        duration_sec=time.monotonic() - started,
+    )
 
 
 def _skipped(check: Check, reason: Reason, detail: str) -> CheckResult:

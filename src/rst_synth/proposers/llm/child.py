@@ -1,14 +1,12 @@
-"""A child task from its parent and the four parts a model wrote, and the parts back from a child."""
+"""The llm proposer's view of a child: the parts one model step writes, mapped onto the shared
+child assembly (proposers/child.py) and back."""
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel
 
-from rst_synth.proposers.procedural.assemble import make_child, step_test_module
-from rst_synth.proposers.procedural.operator import Step
-from rst_synth.task import Task, TaskPaths
+from rst_synth.proposers.child import Extension, NewStep, assemble_child, split_child, step_test_module
+from rst_synth.task import Task
 
 NAME = "llm"
 
@@ -40,38 +38,27 @@ def consumed_paths(steps: str, candidates: list[str], limit: int = 3) -> list[st
 
 
 def build_child(parent: Task, parts: Parts, artifacts: list[str] | None = None) -> Task:
-    """The parent extended by `parts`: solution, tests, instruction, image and task.toml realigned.
-
-    Reuses the procedural proposer's assembly (solution header, name, lineage, metadata), then puts the
-    model's test module in verbatim and appends its Dockerfile lines."""
-    consumes = ", ".join(consumed_paths(parts.steps, artifacts or [])) or "the parent's outputs"
-    step = Step(operator=parts.theme, consumes=consumes, solution=parts.steps.strip("\n"), tests=parts.tests,
-                instruction=parts.addendum.strip(), apt_packages=[])
-    child = make_child(parent, [step], [parts.tag], proposer=NAME, packages=[])
-    child.set_text(parts.test_path, parts.tests.rstrip("\n") + "\n")
-    if parts.dockerfile_append.strip():
-        child.set_text(TaskPaths.DOCKERFILE,
-                       parent.dockerfile.rstrip("\n") + "\n" + parts.dockerfile_append.strip("\n") + "\n")
-    return child
+    """The parent extended by `parts` through the shared child assembly."""
+    step = NewStep(
+        name=parts.theme,
+        tag=parts.tag,
+        consumes=consumed_paths(parts.steps, artifacts or []),
+        solution=parts.steps,
+        test_module=parts.tests,
+        instruction=parts.addendum,
+    )
+    return assemble_child(parent, Extension(steps=[step], dockerfile_append=parts.dockerfile_append), proposer=NAME)
 
 
 def parts_of(parent: Task, child: Task) -> Parts:
     """The parts of a child that `build_child` made from `parent` (what a repair starts from)."""
-    lineage = child.config.metadata.lineage
-    theme = lineage.steps[0] if lineage and lineage.steps else "extension"
-    new_modules = sorted(rel for rel in child.files if rel.startswith(f"{TaskPaths.TESTS_DIR}/test_step_")
-                         and rel not in parent.files)
-    test_path = new_modules[-1] if new_modules else ""
-    match = re.search(r"test_step_(.+)\.py$", test_path)
-    tag = match.group(1) if match else f"r{lineage.round if lineage else 1}"
-    solve = child.solve_sh
-    header = solve.rfind(f"\n# --- step {tag}: ")
-    steps = solve[solve.index("\n", header + 1) + 1:] if header >= 0 else ""
-    prefix = parent.instruction.rstrip("\n")
-    addendum = child.instruction.removeprefix(prefix)
-    docker_prefix = parent.dockerfile.rstrip("\n")
-    dockerfile = child.dockerfile
-    append = dockerfile[len(docker_prefix):] if dockerfile.startswith(docker_prefix) else ""
-    return Parts(theme=theme, tag=tag, steps=steps.strip("\n") + "\n",
-                 tests=child.text(test_path) if test_path else "", addendum=addendum.strip() + "\n",
-                 dockerfile_append=append.strip("\n") + "\n" if append.strip() else "")
+    extension = split_child(parent, child)
+    step = extension.steps[-1]
+    return Parts(
+        theme=step.name,
+        tag=step.tag,
+        steps=step.solution,
+        tests=step.test_module,
+        addendum=step.instruction,
+        dockerfile_append=extension.dockerfile_append,
+    )

@@ -20,13 +20,23 @@ import tomllib
 from dataclasses import dataclass, field
 
 from rst_synth.proposers.base import ProposalError
+from rst_synth.validator import Reason
 from rst_synth.validator.static import bash_syntax_error
 
 LANGUAGES: dict[str, str] = {
-    "bash": "bash", "sh": "bash", "shell": "bash", "zsh": "bash",
-    "python": "python", "py": "python", "python3": "python",
-    "markdown": "markdown", "md": "markdown", "text": "markdown", "txt": "markdown",
-    "dockerfile": "dockerfile", "docker": "dockerfile",
+    "bash": "bash",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
+    "python": "python",
+    "py": "python",
+    "python3": "python",
+    "markdown": "markdown",
+    "md": "markdown",
+    "text": "markdown",
+    "txt": "markdown",
+    "dockerfile": "dockerfile",
+    "docker": "dockerfile",
     "toml": "toml",
 }
 """Fence labels the parser understands, by the canonical language they mean."""
@@ -95,7 +105,7 @@ def _parse_info(info: str) -> tuple[str, str | None]:
 
 
 def split_blocks(text: str) -> list[Block]:
-    """Every fenced block; ProposalError("truncated") when a fence is never closed."""
+    """Every fenced block; ProposalError(Reason.TRUNCATED) when a fence is never closed."""
     blocks: list[Block] = []
     lines = text.splitlines()
     i = 0
@@ -113,24 +123,25 @@ def split_blocks(text: str) -> list[Block]:
             body.append(lines[j])
             j += 1
         if j >= len(lines):
-            raise ProposalError("truncated", f"the code block opened on line {i + 1} is never closed")
+            raise ProposalError(Reason.TRUNCATED, f"the code block opened on line {i + 1} is never closed")
         content = "\n".join(body)
         blocks.append(Block(language=language, path=path, content=content + "\n" if content else "", line=i + 1))
         i = j + 1
     return blocks
 
 
-def parse_reply(text: str | None, expected: list[Expect], *, finish_reason: str | None = None,
-                require_any: bool = False) -> dict[str, str]:
+def parse_reply(
+    text: str | None, expected: list[Expect], *, finish_reason: str | None = None, require_any: bool = False
+) -> dict[str, str]:
     """The files of a reply by their expected path; ProposalError naming what is wrong.
 
     `require_any`: at least one of the expected files must be present (for replies, such as a
     repair, that may leave some files as they were)."""
     if finish_reason == "length":
-        raise ProposalError("truncated", "the reply hit the token limit (finish_reason=length)")
+        raise ProposalError(Reason.TRUNCATED, "the reply hit the token limit (finish_reason=length)")
     blocks = split_blocks(text or "")
     if not blocks:
-        raise ProposalError("no_code_block", "the reply contains no fenced code block")
+        raise ProposalError(Reason.NO_CODE_BLOCK, "the reply contains no fenced code block")
     claimed: set[int] = set()
     found: dict[str, str] = {}
     for expect in expected:
@@ -142,14 +153,16 @@ def parse_reply(text: str | None, expected: list[Expect], *, finish_reason: str 
         claimed.add(index)
         block = blocks[index]
         if block.language and block.language != expect.language:
-            raise ProposalError("wrong_language", f"{expect.path}: asked for {expect.language}, "
-                                f"got a {block.language} block (line {block.line})")
+            raise ProposalError(
+                Reason.WRONG_LANGUAGE,
+                f"{expect.path}: asked for {expect.language}, got a {block.language} block (line {block.line})",
+            )
         if not block.content.strip():
-            raise ProposalError("empty_block", f"{expect.path}: the block on line {block.line} is empty")
+            raise ProposalError(Reason.EMPTY_BLOCK, f"{expect.path}: the block on line {block.line} is empty")
         _check_content(expect, block.content)
         found[expect.path] = block.content
     if require_any and not found:
-        raise _missing(blocks, expected[0], claimed, expected) if expected else ProposalError("missing_block", "")
+        raise _missing(blocks, expected[0], claimed, expected) if expected else ProposalError(Reason.MISSING_BLOCK, "")
     return found
 
 
@@ -157,20 +170,28 @@ def _find(blocks: list[Block], expect: Expect, claimed: set[int]) -> int | None:
     labelled = [k for k, b in enumerate(blocks) if k not in claimed and b.path and expect.matches(b.path)]
     if labelled:
         return labelled[-1]  # a model that revises itself repeats the block; the last one counts
-    unlabelled = [k for k, b in enumerate(blocks)
-                  if k not in claimed and not b.path and b.language == expect.language]
+    unlabelled = [k for k, b in enumerate(blocks) if k not in claimed and not b.path and b.language == expect.language]
     return unlabelled[0] if unlabelled else None
 
 
 def _missing(blocks: list[Block], expect: Expect, claimed: set[int], expected: list[Expect]) -> ProposalError:
     # A block in another language that names no file we asked for was meant as this one.
-    others = [b for k, b in enumerate(blocks) if k not in claimed and b.language and b.language != expect.language
-              and (not b.path or not any(e.matches(b.path) for e in expected))]
+    others = [
+        b
+        for k, b in enumerate(blocks)
+        if k not in claimed
+        and b.language
+        and b.language != expect.language
+        and (not b.path or not any(e.matches(b.path) for e in expected))
+    ]
     if others:
-        return ProposalError("wrong_language", f"{expect.path}: asked for a {expect.language} block, "
-                             f"got a {others[0].language} block (line {others[0].line})")
+        return ProposalError(
+            Reason.WRONG_LANGUAGE,
+            f"{expect.path}: asked for a {expect.language} block, "
+            f"got a {others[0].language} block (line {others[0].line})",
+        )
     seen = ", ".join(b.path or b.language or "unlabelled" for b in blocks)
-    return ProposalError("missing_block", f"no block for {expect.path} ({expect.language}); blocks seen: {seen}")
+    return ProposalError(Reason.MISSING_BLOCK, f"no block for {expect.path} ({expect.language}); blocks seen: {seen}")
 
 
 def _check_content(expect: Expect, content: str) -> None:
@@ -178,18 +199,21 @@ def _check_content(expect: Expect, content: str) -> None:
         try:
             compile(content, expect.path, "exec")
         except (SyntaxError, ValueError) as exc:
-            raise ProposalError("invalid_python", f"{expect.path}: {exc}") from None
+            raise ProposalError(Reason.INVALID_PYTHON, f"{expect.path}: {exc}") from None
     elif expect.language == "bash":
         error = bash_syntax_error(content.encode("utf-8"))
         if error:
-            raise ProposalError("invalid_bash", f"{expect.path}: {error}")
+            raise ProposalError(Reason.INVALID_BASH, f"{expect.path}: {error}")
     elif expect.language == "toml":
         try:
             tomllib.loads(content)
         except tomllib.TOMLDecodeError as exc:
-            raise ProposalError("invalid_toml", f"{expect.path}: {exc}") from None
+            raise ProposalError(Reason.INVALID_TOML, f"{expect.path}: {exc}") from None
     elif expect.language == "dockerfile":
         for line in content.splitlines():
             if re.match(r"^\s*FROM\s", line, re.IGNORECASE):
-                raise ProposalError("invalid_dockerfile", f"{expect.path}: lines appended to the parent's "
-                                    f"Dockerfile may not start a new stage ({line.strip()!r})")
+                raise ProposalError(
+                    Reason.INVALID_DOCKERFILE,
+                    f"{expect.path}: lines appended to the parent's "
+                    f"Dockerfile may not start a new stage ({line.strip()!r})",
+                )

@@ -18,13 +18,20 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field
 
-from rst_synth.proposers.procedural.artifacts import Artifact
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.task import Task, TaskPaths
 
 THEMES: tuple[str, ...] = (
-    "reporting", "data-validation", "packaging-and-release", "scheduling-and-automation", "backup-and-restore",
-    "indexing-and-search", "format-conversion", "auditing-and-permissions", "incremental-processing",
+    "reporting",
+    "data-validation",
+    "packaging-and-release",
+    "scheduling-and-automation",
+    "backup-and-restore",
+    "indexing-and-search",
+    "format-conversion",
+    "auditing-and-permissions",
+    "incremental-processing",
     "error-handling-and-recovery",
 )
 """Workflow themes, one drawn per child for diversity; the drawn theme names the step in the lineage."""
@@ -71,7 +78,7 @@ def elide(text: str, budget: int) -> str:
         head.append(line)
         used += len(line) + 1
     used = 0
-    for line in reversed(lines[len(head):]):
+    for line in reversed(lines[len(head) :]):
         if used + len(line) + 1 > half:
             break
         tail.insert(0, line)
@@ -100,8 +107,11 @@ def names_of_tests(source: str) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
             names.append(node.name)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            names += [f"{node.name}.{n.name}" for n in node.body
-                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")]
+            names += [
+                f"{node.name}.{n.name}"
+                for n in node.body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
+            ]
     return names
 
 
@@ -115,14 +125,19 @@ def _module_age(rel: str) -> tuple[int, int, str]:
 
 def pytest_modules(task: Task) -> list[tuple[str, str]]:
     """(path, source) of the task's pytest modules, oldest first."""
-    mods = [(rel, body.decode("utf-8", errors="replace")) for rel, body in task.files.items()
-            if rel.startswith(f"{TaskPaths.TESTS_DIR}/") and PurePosixPath(rel).name.startswith("test_")
-            and rel.endswith(".py")]
+    mods = [
+        (rel, body.decode("utf-8", errors="replace"))
+        for rel, body in task.files.items()
+        if rel.startswith(f"{TaskPaths.TESTS_DIR}/")
+        and PurePosixPath(rel).name.startswith("test_")
+        and rel.endswith(".py")
+    ]
     return sorted(mods, key=lambda m: _module_age(m[0]))
 
 
-def summarize_tests(task: Task, budget: int, summary_budget: int = 1500
-                    ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+def summarize_tests(
+    task: Task, budget: int, summary_budget: int = 1500
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """(modules shown in full, modules summarized by test names): only the newest one in full, the
     older ones by name within `summary_budget` characters, newest first; the rest are counted."""
     mods = pytest_modules(task)
@@ -146,8 +161,24 @@ def summarize_tests(task: Task, budget: int, summary_budget: int = 1500
     return full, list(reversed(summary))
 
 
-_DETAIL_KEYS = ("header", "rows", "delimiter", "type", "length", "keys", "numeric_keys", "tables", "views",
-                "format", "sections", "members", "branch", "commits", "tags", "lines")
+_DETAIL_KEYS = (
+    "header",
+    "rows",
+    "delimiter",
+    "type",
+    "length",
+    "keys",
+    "numeric_keys",
+    "tables",
+    "views",
+    "format",
+    "sections",
+    "members",
+    "branch",
+    "commits",
+    "tags",
+    "lines",
+)
 
 
 def describe_artifact(artifact: Artifact, sample_lines: int) -> str:
@@ -210,24 +241,41 @@ def parent_context(parent: Task, discovery: Discovery | None, budgets: PromptBud
     }
 
 
-def candidate_context(budgets: PromptBudgets, *, steps: str = "", tests: str = "", addendum: str = "",
-                      dockerfile_append: str = "") -> dict[str, str]:
+def candidate_context(
+    budgets: PromptBudgets, *, steps: str = "", tests: str = "", addendum: str = "", dockerfile_append: str = ""
+) -> dict[str, str]:
     """The candidate's own files (what a later stage or a repair is shown), each within its budget."""
-    return {"steps": _nl(elide(steps, budgets.candidate_chars)), "tests": _nl(elide(tests, budgets.candidate_chars)),
-            "addendum": _nl(elide(addendum, budgets.candidate_chars)),
-            "dockerfile_append": _nl(elide(dockerfile_append, budgets.candidate_chars))}
+    return {
+        "steps": _nl(elide(steps, budgets.candidate_chars)),
+        "tests": _nl(elide(tests, budgets.candidate_chars)),
+        "addendum": _nl(elide(addendum, budgets.candidate_chars)),
+        "dockerfile_append": _nl(elide(dockerfile_append, budgets.candidate_chars)),
+    }
 
 
-def rejection_context(budgets: PromptBudgets, *, check: str, reason: str, detail: str, output_tail: str,
-                      attempt: int, hint: str) -> dict[str, Any]:
-    return {"check": check, "reason": reason, "detail": detail, "attempt": attempt, "hint": hint,
-            "output_tail": _nl(tail(output_tail.strip("\n"), budgets.output_tail_chars))}
+def rejection_context(
+    budgets: PromptBudgets, *, check: str, reason: str, detail: str, output_tail: str, attempt: int, hint: str
+) -> dict[str, Any]:
+    return {
+        "check": check,
+        "reason": reason,
+        "detail": detail,
+        "attempt": attempt,
+        "hint": hint,
+        "output_tail": _nl(tail(output_tail.strip("\n"), budgets.output_tail_chars)),
+    }
 
 
 def environment() -> Environment:
     """The Jinja2 environment of the prompt templates (a fresh one per proposer: no global state)."""
-    return Environment(loader=PackageLoader("rst_synth.proposers.llm", "templates"), undefined=StrictUndefined,
-                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+    return Environment(
+        loader=PackageLoader("rst_synth.proposers.llm", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
 
 
 def messages(env: Environment, stage: str, context: dict[str, Any]) -> list[dict[str, str]]:
@@ -245,20 +293,35 @@ def approx_tokens(chat: list[dict[str, str]]) -> int:
 _SAMPLE_STEPS = "".join(f'echo "step line {k}" >> /app/new_output_{k % 5}.txt\n' for k in range(40))
 _SAMPLE_TESTS = "from pathlib import Path\n\n" + "".join(
     f"def test_sample_{k}():\n    assert Path('/app/new_output_{k % 5}.txt').read_text().count('step') > 0\n\n"
-    for k in range(12))
+    for k in range(12)
+)
 _SAMPLE_ADDENDUM = "Then write the new outputs under /app as described.\n" * 8
 
 
-def stage_contexts(parent: Task, discovery: Discovery | None, budgets: PromptBudgets, theme: str,
-                   steps: str = _SAMPLE_STEPS, tests: str = _SAMPLE_TESTS, addendum: str = _SAMPLE_ADDENDUM,
-                   dockerfile_append: str = "") -> dict[str, dict[str, Any]]:
+def stage_contexts(
+    parent: Task,
+    discovery: Discovery | None,
+    budgets: PromptBudgets,
+    theme: str,
+    steps: str = _SAMPLE_STEPS,
+    tests: str = _SAMPLE_TESTS,
+    addendum: str = _SAMPLE_ADDENDUM,
+    dockerfile_append: str = "",
+) -> dict[str, dict[str, Any]]:
     """The template context of every stage for one candidate (defaults: a representative 40-line step)."""
     base = parent_context(parent, discovery, budgets, theme)
-    candidate = candidate_context(budgets, steps=steps, tests=tests, addendum=addendum,
-                                  dockerfile_append=dockerfile_append)
-    rejection = rejection_context(budgets, check="parent", reason="parent_solution_passes",
-                                  detail="the parent's solution passes the child's tests",
-                                  output_tail="1 passed in 0.01s", attempt=1, hint="")
+    candidate = candidate_context(
+        budgets, steps=steps, tests=tests, addendum=addendum, dockerfile_append=dockerfile_append
+    )
+    rejection = rejection_context(
+        budgets,
+        check="parent",
+        reason="parent_solution_passes",
+        detail="the parent's solution passes the child's tests",
+        output_tail="1 passed in 0.01s",
+        attempt=1,
+        hint="",
+    )
     return {
         "extend": base,
         "realign_tests": {**base, **candidate},
@@ -267,8 +330,9 @@ def stage_contexts(parent: Task, discovery: Discovery | None, budgets: PromptBud
     }
 
 
-def prompt_tokens(parent: Task, discovery: Discovery | None = None, budgets: PromptBudgets | None = None,
-                  theme: str = THEMES[0]) -> dict[str, int]:
+def prompt_tokens(
+    parent: Task, discovery: Discovery | None = None, budgets: PromptBudgets | None = None, theme: str = THEMES[0]
+) -> dict[str, int]:
     """Approximate prompt tokens (characters / 4, system message included) of each stage for `parent`.
 
     Stages after the first are measured with a representative 40-line candidate step."""

@@ -7,12 +7,15 @@ parent and seed give the same prompts, so a repeated proposal is answered from t
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from rst_synth.llm import LLM, LLMConfig, LLMError, make_llm
-from rst_synth.proposers.base import Proposal, ProposalError, Usage, register_proposer
+from rst_synth.proposers.base import Proposal, ProposalError, Usage
+from rst_synth.proposers.child import without_trailing_exit
+from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.llm.child import NAME, Parts, build_child, parts_of
 from rst_synth.proposers.llm.parse import Expect, parse_reply
 from rst_synth.proposers.llm.prompts import (
@@ -27,39 +30,38 @@ from rst_synth.proposers.llm.prompts import (
     parent_context,
     rejection_context,
 )
-from rst_synth.proposers.procedural.assemble import _TRAILING_EXIT
-from rst_synth.proposers.procedural.discovery import Discovery, DiscoveryCache
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
-from rst_synth.validator import ValidationReport
+from rst_synth.validator import Reason, ValidationReport
 
-REPAIR_HINTS: dict[str, str] = {
-    "parent_solution_passes": "the parent's solution alone already passes the new tests, so they check nothing the "
-                              "new steps add: test the files or contents that only the new steps create",
-    "tests_pass_without_work": "the tests pass on the untouched image: every test must read outputs the work creates",
-    "tests_failed": "after the parent's solution and the new steps, some test failed: read the output, then fix the "
-                    "steps if they crash or compute something else, or the tests if they expect something the "
-                    "instruction does not state or compute it wrongly; the parent's tests must still pass",
-    "no_reward_file": "the verifier wrote no reward: the steps may have broken /logs or the test run itself",
-    "solution_timeout": "the solution did not finish in time: no waiting for input, no servers in the foreground, "
-                        "no long loops",
-    "nondeterministic": "two oracle runs disagreed: remove dates, random values, unstable ordering from the outputs",
-    "bash_syntax": "solve.sh is not valid bash",
-    "tests_do_not_compile": "the test module is not valid Python",
-    "solution_in_instruction": "the instruction repeats a line of the solution verbatim: describe the result in "
-                               "prose instead of quoting the script",
-    "build_failed": "the image no longer builds: fix or drop the appended Dockerfile lines (packages that exist, "
-                    "installed non-interactively)",
-    "build_timeout": "the image build took too long: install fewer packages",
-    "dockerfile_copies_solution": "the Dockerfile must never COPY solution/ into the image",
-    "dockerfile_copies_tests": "the Dockerfile must never COPY tests/ into the image",
+REPAIR_HINTS: dict[Reason, str] = {
+    Reason.PARENT_PASSES: "the parent's solution alone already passes the new tests, so they check nothing the "
+    "new steps add: test the files or contents that only the new steps create",
+    Reason.NOP_PASSES: "the tests pass on the untouched image: every test must read outputs the work creates",
+    Reason.TESTS_FAILED: "after the parent's solution and the new steps, some test failed: read the output, "
+    "then fix the steps if they crash or compute something else, or the tests if they expect something the "
+    "instruction does not state or compute it wrongly; the parent's tests must still pass",
+    Reason.NO_REWARD_FILE: "the verifier wrote no reward: the steps may have broken /logs or the test run itself",
+    Reason.SOLUTION_TIMEOUT: "the solution did not finish in time: no waiting for input, no servers in the foreground, "
+    "no long loops",
+    Reason.NONDETERMINISTIC: "two oracle runs disagreed: remove dates, random values, unstable ordering from "
+    "the outputs",
+    Reason.BASH_SYNTAX: "solve.sh is not valid bash",
+    Reason.TESTS_DO_NOT_COMPILE: "the test module is not valid Python",
+    Reason.SOLUTION_IN_INSTRUCTION: "the instruction repeats a line of the solution verbatim: describe the result in "
+    "prose instead of quoting the script",
+    Reason.BUILD_FAILED: "the image no longer builds: fix or drop the appended Dockerfile lines (packages that exist, "
+    "installed non-interactively)",
+    Reason.BUILD_TIMEOUT: "the image build took too long: install fewer packages",
+    Reason.COPIES_SOLUTION: "the Dockerfile must never COPY solution/ into the image",
+    Reason.COPIES_TESTS: "the Dockerfile must never COPY tests/ into the image",
 }
 
 
 class LLMProposalError(ProposalError):
     """A ProposalError that carries what the calls made before it cost."""
 
-    def __init__(self, reason: str, detail: str, usage: Usage) -> None:
+    def __init__(self, reason: Reason, detail: str, usage: Usage) -> None:
         super().__init__(reason, detail, usage)  # the base class carries the usage
 
 
@@ -82,8 +84,13 @@ class LLMProposer:
 
     name = NAME
 
-    def __init__(self, sandbox: Sandbox | None, llm: LLM | None = None, config: LLMProposerConfig | None = None,
-                 llm_config: LLMConfig | None = None) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox | None,
+        llm: LLM | None = None,
+        config: LLMProposerConfig | None = None,
+        llm_config: LLMConfig | None = None,
+    ) -> None:
         self.sandbox = sandbox
         self.config = config or LLMProposerConfig()
         self._llm = llm
@@ -98,7 +105,7 @@ class LLMProposer:
             try:
                 self._llm = make_llm(self._llm_config or LLMConfig.from_sources())
             except (LLMError, ValueError) as exc:
-                raise ProposalError("llm_error", str(exc)) from None
+                raise ProposalError(Reason.LLM_ERROR, str(exc)) from None
         return self._llm
 
     async def close(self) -> None:
@@ -122,9 +129,16 @@ class LLMProposer:
         base = parent_context(parent, found, self.config.budgets, self.theme(parent, seed))
         budgets = self.config.budgets
 
-        first = await self._ask("extend", base, [Expect(STEPS_PATH, "bash", accept=("solution/*.sh",)),
-                                                 Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False)],
-                                seed=seed, usage=usage)
+        first = await self._ask(
+            "extend",
+            base,
+            [
+                Expect(STEPS_PATH, "bash", accept=("solution/*.sh",)),
+                Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
+            ],
+            seed=seed,
+            usage=usage,
+        )
         steps, docker = _without_prefix(first[STEPS_PATH], parent.solve_sh), first.get(DOCKERFILE_APPEND_PATH, "")
 
         context = {**base, **candidate_context(budgets, steps=steps, dockerfile_append=docker)}
@@ -132,13 +146,20 @@ class LLMProposer:
         tests = (await self._ask("realign_tests", context, [test_expect], seed=seed, usage=usage))[base["test_path"]]
 
         context = {**base, **candidate_context(budgets, steps=steps, tests=tests, dockerfile_append=docker)}
-        addendum = (await self._ask("realign_instruction", context,
-                                    [Expect(ADDENDUM_PATH, "markdown", accept=("*.md",))],
-                                    seed=seed, usage=usage))[ADDENDUM_PATH]
+        addendum = (
+            await self._ask(
+                "realign_instruction",
+                context,
+                [Expect(ADDENDUM_PATH, "markdown", accept=("*.md",))],
+                seed=seed,
+                usage=usage,
+            )
+        )[ADDENDUM_PATH]
         addendum = _without_prefix(addendum, parent.instruction)
 
-        parts = Parts(theme=base["theme"], tag=base["tag"], steps=steps, tests=tests, addendum=addendum,
-                      dockerfile_append=docker)
+        parts = Parts(
+            theme=base["theme"], tag=base["tag"], steps=steps, tests=tests, addendum=addendum, dockerfile_append=docker
+        )
         return self._proposal(parent, parts, found, seed, usage)
 
     async def repair(self, parent: Task, rejected: Proposal, report: ValidationReport, *, attempt: int) -> Proposal:
@@ -149,28 +170,43 @@ class LLMProposer:
         budgets = self.config.budgets
         base = {**parent_context(parent, found, budgets, parts.theme), "tag": parts.tag, "test_path": parts.test_path}
         failure = report.first_failure
-        reason = failure.reason.value if failure else "rejected"
+        reason = failure.reason if failure else None
         context = {
             **base,
-            **candidate_context(budgets, steps=parts.steps, tests=parts.tests, addendum=parts.addendum,
-                                dockerfile_append=parts.dockerfile_append),
-            **rejection_context(budgets, check=failure.check.value if failure else "unknown", reason=reason,
-                                detail=failure.detail if failure else "", attempt=attempt,
-                                output_tail=failure.output_tail if failure else "",
-                                hint=REPAIR_HINTS.get(reason, "")),
+            **candidate_context(
+                budgets,
+                steps=parts.steps,
+                tests=parts.tests,
+                addendum=parts.addendum,
+                dockerfile_append=parts.dockerfile_append,
+            ),
+            **rejection_context(
+                budgets,
+                check=failure.check.value if failure else "unknown",
+                reason=reason.value if reason else "rejected",
+                detail=failure.detail if failure else "",
+                attempt=attempt,
+                output_tail=failure.output_tail if failure else "",
+                hint=REPAIR_HINTS.get(reason, "") if reason else "",
+            ),
         }
-        expected = [Expect(STEPS_PATH, "bash", required=False, accept=("solution/*.sh",)),
-                    Expect(parts.test_path, "python", required=False, accept=("tests/test_*.py", "test_*.py")),
-                    Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",)),
-                    Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False)]
-        files = await self._ask("repair", context, expected, seed=rejected.seed * 1000 + attempt, usage=usage,
-                                require_any=True)
-        fixed = parts.model_copy(update={
-            "steps": _without_prefix(files.get(STEPS_PATH, parts.steps), parent.solve_sh),
-            "tests": files.get(parts.test_path, parts.tests),
-            "addendum": _without_prefix(files.get(ADDENDUM_PATH, parts.addendum), parent.instruction),
-            "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
-        })
+        expected = [
+            Expect(STEPS_PATH, "bash", required=False, accept=("solution/*.sh",)),
+            Expect(parts.test_path, "python", required=False, accept=("tests/test_*.py", "test_*.py")),
+            Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",)),
+            Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
+        ]
+        files = await self._ask(
+            "repair", context, expected, seed=rejected.seed * 1000 + attempt, usage=usage, require_any=True
+        )
+        fixed = parts.model_copy(
+            update={
+                "steps": _without_prefix(files.get(STEPS_PATH, parts.steps), parent.solve_sh),
+                "tests": files.get(parts.test_path, parts.tests),
+                "addendum": _without_prefix(files.get(ADDENDUM_PATH, parts.addendum), parent.instruction),
+                "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
+            }
+        )
         return self._proposal(parent, fixed, found, rejected.seed, usage)
 
     def _proposal(self, parent: Task, parts: Parts, found: Discovery | None, seed: int, usage: Usage) -> Proposal:
@@ -178,15 +214,24 @@ class LLMProposer:
         child = build_child(parent, parts, artifacts)
         return Proposal(task=child, steps=[parts.theme], seed=seed, usage=usage)
 
-    async def _ask(self, stage: str, context: dict[str, Any], expected: list[Expect], *, seed: int, usage: Usage,
-                   require_any: bool = False) -> dict[str, str]:
+    async def _ask(
+        self,
+        stage: str,
+        context: dict[str, Any],
+        expected: list[Expect],
+        *,
+        seed: int,
+        usage: Usage,
+        require_any: bool = False,
+    ) -> dict[str, str]:
         """One chat call of `stage`, its cost added to `usage`, its reply parsed into files."""
         chat = messages(self._env, stage, context)
         try:
-            result = await self.llm().chat(chat, temperature=self.config.temperature,
-                                           max_tokens=self.config.max_tokens, seed=seed)
+            result = await self.llm().chat(
+                chat, temperature=self.config.temperature, max_tokens=self.config.max_tokens, seed=seed
+            )
         except LLMError as exc:
-            raise LLMProposalError("llm_error", f"{stage}: {exc}", usage) from None
+            raise LLMProposalError(Reason.LLM_ERROR, f"{stage}: {exc}", usage) from None
         usage.calls += 1
         if result.cache_hit:
             usage.cached_calls += 1  # nothing spent: the client bills cache hits at 0
@@ -203,17 +248,39 @@ class LLMProposer:
 def _without_prefix(text: str, parent_text: str) -> str:
     """`text` without the parent's own text in front: a model that repeats the whole solve.sh (or the
     whole instruction) instead of only the new part would otherwise run the parent's work twice."""
-    body, prefix = text.strip(), _TRAILING_EXIT.sub("", parent_text.strip()).strip()
+    body, prefix = text.strip(), without_trailing_exit(parent_text).strip()
     if prefix and body.startswith(prefix):
-        rest = body[len(prefix):].strip("\n")
+        rest = body[len(prefix) :].strip("\n")
         return rest + "\n" if rest.strip() else text
     return text
 
 
-@register_proposer(NAME)
-def _factory(sandbox: Sandbox | None = None, llm: LLM | None = None, config: LLMProposerConfig | None = None,
-             llm_config: LLMConfig | None = None, **options: object) -> LLMProposer:
-    """`make_proposer("llm", sandbox=..., llm=..., config=...)`; other keywords are LLMProposerConfig fields."""
-    if config is None or options:
-        config = LLMProposerConfig.model_validate({**(config.model_dump() if config else {}), **options})
+def make_llm_proposer(
+    sandbox: Sandbox | None = None,
+    cache_dir: Path | str | None = None,
+    *,
+    llm: LLM | None = None,
+    config: LLMProposerConfig | None = None,
+    llm_config: LLMConfig | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    llm_config_file: Path | str | None = None,
+    **options: object,
+) -> LLMProposer:
+    """The registry's factory. The endpoint comes from `llm_config`, else from `model`, `base_url`, an
+    [llm] table in `llm_config_file` and RST_LLM_* variables (LLMConfig.from_sources), with responses
+    cached under `cache_dir`; other keywords are LLMProposerConfig fields. ValueError on a bad option."""
+    try:
+        if config is None or options:
+            config = LLMProposerConfig.model_validate({**(config.model_dump() if config else {}), **options})
+    except ValidationError as exc:
+        raise ValueError(f"llm proposer: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
+    if llm is None and llm_config is None:
+        llm_config = LLMConfig.from_sources(
+            Path(llm_config_file) if llm_config_file else None,
+            None,
+            model=model,
+            base_url=base_url,
+            cache_dir=Path(cache_dir) if cache_dir else None,
+        )
     return LLMProposer(sandbox, llm, config, llm_config)

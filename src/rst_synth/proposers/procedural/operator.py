@@ -15,8 +15,8 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 
 
 class Step(BaseModel):
@@ -90,9 +90,23 @@ class Operator:
         raise NotImplementedError
 
 
-_INSTALLABLE = {"sqlite3": "sqlite3", "jq": "jq", "git": "git", "gcc": "gcc", "make": "make", "zip": "zip",
-                "unzip": "unzip", "xz": "xz-utils", "bzip2": "bzip2", "file": "file", "openssl": "openssl",
-                "python3": "python3", "curl": "curl", "diff": "diffutils", "perl": "perl"}
+_INSTALLABLE = {
+    "sqlite3": "sqlite3",
+    "jq": "jq",
+    "git": "git",
+    "gcc": "gcc",
+    "make": "make",
+    "zip": "zip",
+    "unzip": "unzip",
+    "xz": "xz-utils",
+    "bzip2": "bzip2",
+    "file": "file",
+    "openssl": "openssl",
+    "python3": "python3",
+    "curl": "curl",
+    "diff": "diffutils",
+    "perl": "perl",
+}
 """Tool -> the Debian package that provides it."""
 
 OPERATORS: dict[str, Operator] = {}
@@ -111,4 +125,3 @@ def q(value: str) -> str:
     import shlex
 
     return shlex.quote(value)
-

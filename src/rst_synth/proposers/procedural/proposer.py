@@ -5,16 +5,16 @@ from __future__ import annotations
 import random
 import re
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from rst_synth.proposers.base import Proposal, ProposalError, register_proposer
-from rst_synth.proposers.procedural.artifacts import Artifact
-from rst_synth.proposers.procedural.assemble import make_child
-from rst_synth.proposers.procedural.discovery import Discovery, DiscoveryCache
+from rst_synth.proposers.artifacts import Artifact
+from rst_synth.proposers.base import Proposal, ProposalError
+from rst_synth.proposers.child import Extension, NewStep, assemble_child
+from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
-from rst_synth.validator import ValidationReport
+from rst_synth.validator import Reason, ValidationReport
 
 NAME = "procedural"
 _FAILED_STEP = re.compile(r"test_step_(r\d+s\d+)\.py")
@@ -43,6 +43,9 @@ class ProceduralProposer:
         self.config = config or ProceduralConfig()
         self._discoveries = DiscoveryCache()
 
+    async def close(self) -> None:
+        """Nothing to release: the sandbox belongs to the caller."""
+
     def operators(self) -> list[Operator]:
         _load_library()
         names = self.config.operators or sorted(OPERATORS)
@@ -63,8 +66,7 @@ class ProceduralProposer:
         failure = report.first_failure
         tags = set(_FAILED_STEP.findall(failure.output_tail if failure else ""))
         lineage = rejected.task.config.metadata.lineage
-        round_ = lineage.round if lineage else 1
-        failed = [op for k, op in enumerate(rejected.steps, start=1) if f"r{round_}s{k}" in tags]
+        failed = [record.name for record in (lineage.added if lineage else []) if record.tag in tags]
         exclude = set(failed or rejected.steps[-1:])
         return await self._propose(parent, seed=rejected.seed * 1000 + attempt, exclude=exclude)
 
@@ -76,10 +78,13 @@ class ProceduralProposer:
         count = rng.randint(self.config.min_steps, max(self.config.min_steps, self.config.max_steps))
         steps = self._choose(found, rng, count, exclude, round_)
         if not steps:
-            raise ProposalError("no_applicable_operator", f"no operator applies to the artifacts of {parent.name}")
+            raise ProposalError(Reason.NO_APPLICABLE_OPERATOR, f"no operator applies to the artifacts of {parent.name}")
         tags = [f"r{round_}s{k}" for k in range(1, len(steps) + 1)]
-        packages = sorted({p for s in steps for p in s.apt_packages})
-        child = make_child(parent, steps, tags, proposer=NAME, packages=packages)
+        extension = Extension(
+            steps=[_new_step(step, tag) for step, tag in zip(steps, tags, strict=True)],
+            packages=sorted({p for s in steps for p in s.apt_packages}),
+        )
+        child = assemble_child(parent, extension, proposer=NAME)
         return Proposal(task=child, steps=[s.operator for s in steps], seed=seed)
 
     def _choose(self, found: Discovery, rng: random.Random, count: int, exclude: set[str], round_: int) -> list[Step]:
@@ -89,8 +94,12 @@ class ProceduralProposer:
         steps: list[Step] = []
         used: set[tuple[str, str]] = set()
         for k in range(1, count + 1):
-            candidates = [(op, art) for art in available for op in operators
-                          if (op.name, art.path) not in used and op.can_use(art, found)]
+            candidates = [
+                (op, art)
+                for art in available
+                for op in operators
+                if (op.name, art.path) not in used and op.can_use(art, found)
+            ]
             if steps and steps[-1].produces and rng.random() < self.config.chain_bias:
                 fresh = {a.path for a in steps[-1].produces}
                 chained = [c for c in candidates if c[1].path in fresh]
@@ -107,10 +116,31 @@ class ProceduralProposer:
         return steps
 
 
+def _new_step(step: Step, tag: str) -> NewStep:
+    imports = "".join(f"import {m}\n" for m in sorted(set(step.imports) | {"pathlib"}))
+    header = f'"""Checks of step {tag} ({step.operator}), computed from {step.consumes}."""\n'
+    return NewStep(
+        name=step.operator,
+        tag=tag,
+        consumes=[step.consumes],
+        solution=step.solution,
+        test_module=f"{header}{imports}\n\n{step.tests.strip()}\n",
+        instruction=step.instruction.strip(),
+    )
+
+
 def _load_library() -> None:
     import rst_synth.proposers.procedural.operators  # noqa: F401  (registers every operator)
 
 
-@register_proposer(NAME)
-def _factory(sandbox: Sandbox, **options: object) -> ProceduralProposer:
-    return ProceduralProposer(sandbox, ProceduralConfig.model_validate(options))
+def make_procedural(sandbox: Sandbox | None = None, cache_dir: object = None, **options: object) -> ProceduralProposer:
+    """The registry's factory: options are ProceduralConfig fields; it needs a sandbox (discovery)."""
+    if sandbox is None:
+        raise ValueError("the procedural proposer needs a sandbox to discover the parent's artifacts")
+    try:
+        config = ProceduralConfig.model_validate(options)
+    except ValidationError as exc:
+        raise ValueError(f"procedural proposer: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
+    proposer = ProceduralProposer(sandbox, config)
+    proposer.operators()  # unknown operator names: a ValueError now, not at the first proposal
+    return proposer

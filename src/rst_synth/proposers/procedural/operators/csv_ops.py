@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 
 
@@ -89,10 +89,20 @@ def test_{ctx.tag}_order():
             f"written with exactly two decimals, rows ordered by total (largest first), ties broken by the "
             f"`{group}` value in ascending string order."
         )
-        produced = Artifact(path=out, kind=Kind.CSV, details={
-            "header": [group, total], "numeric": [total], "categorical": [], "rows": None, "delimiter": ","})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["collections", "csv", "re"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            details={"header": [group, total], "numeric": [total], "categorical": [], "rows": None, "delimiter": ","},
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["collections", "csv", "re"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -152,8 +162,23 @@ def test_{ctx.tag}_one_record_per_row_in_order():
             f"order, whose keys are the CSV's column names. Values of the numeric columns ({typed}) are JSON "
             "numbers; every other value stays a string exactly as in the CSV."
         )
-        produced = Artifact(path=out, kind=Kind.JSON, details={
-            "type": "records", "length": d.get("rows"), "keys": sorted(d["header"]),
-            "numeric_keys": sorted(numeric), "string_keys": sorted(h for h in d["header"] if h not in numeric)})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["csv", "json"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.JSON,
+            details={
+                "type": "records",
+                "length": d.get("rows"),
+                "keys": sorted(d["header"]),
+                "numeric_keys": sorted(numeric),
+                "string_keys": sorted(h for h in d["header"] if h not in numeric),
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "json"],
+            instruction=instruction,
+            produces=[produced],
+        )

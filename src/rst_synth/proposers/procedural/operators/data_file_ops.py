@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.data_ops import outside_git
 
@@ -27,9 +27,12 @@ def _stable(artifact: Artifact) -> bool:
 
 def _siblings(artifact: Artifact, discovery: Discovery) -> list[str]:
     """The consumed artifact and the discovered files next to it, sorted; at most MAX_FILES."""
-    others = sorted(a.path for a in discovery.artifacts
-                    if a.directory == artifact.directory and a.path != artifact.path and _stable(a))
-    return sorted([artifact.path] + others[:MAX_FILES - 1])
+    others = sorted(
+        a.path
+        for a in discovery.artifacts
+        if a.directory == artifact.directory and a.path != artifact.path and _stable(a)
+    )
+    return sorted([artifact.path] + others[: MAX_FILES - 1])
 
 
 @register
@@ -41,8 +44,11 @@ class ArchiveManifest(Operator):
     tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        return outside_git(artifact, discovery) and artifact.details.get("format") in ("tar", "tar.gz", "zip") \
+        return (
+            outside_git(artifact, discovery)
+            and artifact.details.get("format") in ("tar", "tar.gz", "zip")
             and artifact.size <= 4 * MAX_BYTES
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         fmt = artifact.details["format"]
@@ -87,10 +93,26 @@ def test_{ctx.tag}_archive_manifest():
             "the member's path exactly as stored in the archive and its uncompressed size in bytes as a plain "
             "integer, rows sorted by path in code-point order (ties by size)."
         )
-        produced = Artifact(path=out, kind=Kind.CSV, details={
-            "header": ["path", "size"], "numeric": ["size"], "categorical": [], "rows": None, "delimiter": ","})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["csv", "tarfile", "zipfile"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            details={
+                "header": ["path", "size"],
+                "numeric": ["size"],
+                "categorical": [],
+                "rows": None,
+                "delimiter": ",",
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "tarfile", "zipfile"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -130,8 +152,15 @@ def test_{ctx.tag}_sha256_manifest():
             f"each, ordered by path: {listed}."
         )
         produced = Artifact(path=out, kind=Kind.TEXT, details={"lines": len(files)})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["hashlib", "re"], instruction=instruction, produces=[produced])
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["hashlib", "re"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -149,8 +178,10 @@ class FilesBundleTargz(Operator):
         directory = artifact.directory
         names = [PurePosixPath(f).name for f in _siblings(artifact, ctx.discovery)]
         out = ctx.output_path(artifact, "bundle", "tar.gz")
-        solution = (f"tar -C {q(directory)} --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner "
-                    f"-cf - -- {' '.join(q(n) for n in names)} | gzip -n > {q(out)}")
+        solution = (
+            f"tar -C {q(directory)} --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner "
+            f"-cf - -- {' '.join(q(n) for n in names)} | gzip -n > {q(out)}"
+        )
         tests = f"""
 DIRECTORY, NAMES, OUT = {directory!r}, {names!r}, {out!r}
 
@@ -171,5 +202,12 @@ def test_{ctx.tag}_bundle_holds_the_files():
             f"part) with its current content, and nothing else (no directory entries): {listed}."
         )
         produced = Artifact(path=out, kind=Kind.ARCHIVE, details={"format": "tar.gz", "members": names})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["tarfile"], instruction=instruction, produces=[produced])
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["tarfile"],
+            instruction=instruction,
+            produces=[produced],
+        )

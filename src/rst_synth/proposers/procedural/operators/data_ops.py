@@ -6,8 +6,8 @@ import csv
 import io
 import re
 
-from rst_synth.proposers.procedural.artifacts import SAMPLE_CHARS, Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import delimiter_name, slug
 
@@ -17,14 +17,18 @@ _INT = re.compile(r"[-+]?\d{1,18}")
 
 def outside_git(artifact: Artifact, discovery: Discovery) -> bool:
     """False inside a discovered git work tree: a new file there would dirty `git status`."""
-    return not any(a.kind is Kind.GIT and artifact.path.startswith(a.path.rstrip("/") + "/")
-                   for a in discovery.artifacts)
+    return not any(
+        a.kind is Kind.GIT and artifact.path.startswith(a.path.rstrip("/") + "/") for a in discovery.artifacts
+    )
 
 
 def _plain_names(names: list[str]) -> bool:
     """Column names usable as quoted SQL identifiers and as distinct dict keys."""
-    return bool(names) and all(n.strip() and '"' not in n and "\n" not in n for n in names) \
+    return (
+        bool(names)
+        and all(n.strip() and '"' not in n and "\n" not in n for n in names)
         and len({n.lower() for n in names}) == len(names)
+    )
 
 
 def _csv_ok(artifact: Artifact) -> bool:
@@ -57,8 +61,11 @@ def _affinity(declared: str) -> str:
 def _tables(artifact: Artifact) -> dict[str, list[str]]:
     """Tables (non-empty or of unknown size) whose table and column names are plain."""
     d = artifact.details
-    return {t: cols for t, cols in (d.get("tables") or {}).items()
-            if '"' not in t and _plain_names(cols) and (d.get("rows") or {}).get(t) != 0}
+    return {
+        t: cols
+        for t, cols in (d.get("tables") or {}).items()
+        if '"' not in t and _plain_names(cols) and (d.get("rows") or {}).get(t) != 0
+    }
 
 
 @register
@@ -71,8 +78,14 @@ class CsvColumnStats(Operator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
-        return outside_git(artifact, discovery) and _csv_ok(artifact) and bool(d.get("numeric")) \
-            and isinstance(d.get("rows"), int) and d["rows"] >= 1 and not _NON_FINITE.search(artifact.sample)
+        return (
+            outside_git(artifact, discovery)
+            and _csv_ok(artifact)
+            and bool(d.get("numeric"))
+            and isinstance(d.get("rows"), int)
+            and d["rows"] >= 1
+            and not _NON_FINITE.search(artifact.sample)
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
@@ -129,10 +142,20 @@ def test_{ctx.tag}_column_stats():
             "decimals; `median` is the middle value, or the average of the two middle values when the row count "
             "is even."
         )
-        produced = Artifact(path=out, kind=Kind.JSON, details={
-            "type": "object", "keys": sorted(columns), "numeric_keys": [], "string_keys": []})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["csv", "json", "statistics"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.JSON,
+            details={"type": "object", "keys": sorted(columns), "numeric_keys": [], "string_keys": []},
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "json", "statistics"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -145,8 +168,14 @@ class CsvFilterAboveMean(Operator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
-        return outside_git(artifact, discovery) and _csv_ok(artifact) and bool(d.get("numeric")) \
-            and isinstance(d.get("rows"), int) and d["rows"] >= 2 and not _NON_FINITE.search(artifact.sample)
+        return (
+            outside_git(artifact, discovery)
+            and _csv_ok(artifact)
+            and bool(d.get("numeric"))
+            and isinstance(d.get("rows"), int)
+            and d["rows"] >= 2
+            and not _NON_FINITE.search(artifact.sample)
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
@@ -196,11 +225,26 @@ def test_{ctx.tag}_rows_above_mean_in_order():
             "over all data rows. The output is a comma-separated file that starts with the same header row, "
             "followed by the selected rows unchanged and in their original order."
         )
-        produced = Artifact(path=out, kind=Kind.CSV, details={
-            "header": list(d["header"]), "numeric": list(d["numeric"]), "categorical": [], "rows": None,
-            "delimiter": ","})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["csv", "statistics"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            details={
+                "header": list(d["header"]),
+                "numeric": list(d["numeric"]),
+                "categorical": [],
+                "rows": None,
+                "delimiter": ",",
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "statistics"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -212,8 +256,12 @@ class CsvToSqlite(Operator):
     tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules \
-            and _csv_ok(artifact) and not _NON_FINITE.search(artifact.sample)
+        return (
+            outside_git(artifact, discovery)
+            and "sqlite3" in discovery.python_modules
+            and _csv_ok(artifact)
+            and not _NON_FINITE.search(artifact.sample)
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
@@ -277,11 +325,26 @@ def test_{ctx.tag}_csv_loaded_into_sqlite():
             "table row per CSV data row, in file order (ascending rowid); INTEGER and REAL values are stored as "
             "numbers, TEXT values as the exact strings from the file."
         )
-        produced = Artifact(path=out, kind=Kind.SQLITE, details={
-            "tables": {table: list(header)}, "types": {table: types}, "rows": {table: d.get("rows")}, "views": [],
-            "not_null": {table: list(header)}})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["csv", "sqlite3"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.SQLITE,
+            details={
+                "tables": {table: list(header)},
+                "types": {table: types},
+                "rows": {table: d.get("rows")},
+                "views": [],
+                "not_null": {table: list(header)},
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "sqlite3"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -293,16 +356,16 @@ class SqliteTableToCsv(Operator):
     tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules \
-            and bool(_tables(artifact))
+        return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules and bool(_tables(artifact))
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         tables = _tables(artifact)
         table = ctx.rng.choice(sorted(tables))
         columns = tables[table]
         out = ctx.output_path(artifact, f"{slug(table)}_export", "csv")
-        query = (f'SELECT {", ".join(chr(34) + c + chr(34) for c in columns)} FROM "{table}" '
-                 f'ORDER BY "{columns[0]}", rowid')
+        query = (
+            f'SELECT {", ".join(chr(34) + c + chr(34) for c in columns)} FROM "{table}" ORDER BY "{columns[0]}", rowid'
+        )
         args = f"{artifact.path!r}, {query!r}"
         solution = f"""python3 - <<'PY'
 import csv, sqlite3
@@ -341,25 +404,47 @@ def test_{ctx.tag}_table_exported_in_order():
         instruction = (
             f"Then export the table `{table}` of the SQLite database `{artifact.path}` to `{out}`: a comma-separated "
             f"file whose first row is the header `{','.join(columns)}` (all the table's columns, in table order), "
-            f"followed by one row per table row, ordered by `{columns[0]}` ascending (SQLite ordering) and then by rowid. "
+            f"followed by one row per table row, ordered by `{columns[0]}` ascending (SQLite ordering) "
+            "and then by rowid. "
             "NULL becomes an empty field; numbers are written in decimal notation and text values unchanged."
         )
         types = (artifact.details.get("types") or {}).get(table, {})
         not_null = (artifact.details.get("not_null") or {}).get(table, [])  # only known for tables we made
         numeric = [c for c in columns if c in not_null and _affinity(types.get(c, "")) in ("INTEGER", "REAL")]
-        produced = Artifact(path=out, kind=Kind.CSV, details={
-            "header": list(columns), "numeric": numeric, "categorical": [],
-            "rows": (artifact.details.get("rows") or {}).get(table), "delimiter": ","})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["csv", "sqlite3"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            details={
+                "header": list(columns),
+                "numeric": numeric,
+                "categorical": [],
+                "rows": (artifact.details.get("rows") or {}).get(table),
+                "delimiter": ",",
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "sqlite3"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 def _summary_choices(artifact: Artifact) -> list[tuple[str, str, str]]:
     types, d = artifact.details.get("types") or {}, artifact.details
     taken = {n.lower() for n in [*(d.get("tables") or {}), *(d.get("views") or [])]}
-    return [(t, g, v) for t, cols in sorted(_tables(artifact).items()) if f"{t}_summary".lower() not in taken
-            for g in cols if _affinity(types.get(t, {}).get(g, "")) == "TEXT"
-            for v in cols if _affinity(types.get(t, {}).get(v, "")) in ("INTEGER", "REAL")]
+    return [
+        (t, g, v)
+        for t, cols in sorted(_tables(artifact).items())
+        if f"{t}_summary".lower() not in taken
+        for g in cols
+        if _affinity(types.get(t, {}).get(g, "")) == "TEXT"
+        for v in cols
+        if _affinity(types.get(t, {}).get(v, "")) in ("INTEGER", "REAL")
+    ]
 
 
 @register
@@ -372,8 +457,12 @@ class SqliteAddSummaryTable(Operator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         names = set(artifact.details.get("tables") or {}) | set(artifact.details.get("views") or [])
-        return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules \
-            and bool(_summary_choices(artifact)) and all(_plain_names([n]) for n in names)
+        return (
+            outside_git(artifact, discovery)
+            and "sqlite3" in discovery.python_modules
+            and bool(_summary_choices(artifact))
+            and all(_plain_names([n]) for n in names)
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         table, group, value = ctx.rng.choice(_summary_choices(artifact))
@@ -430,10 +519,26 @@ def test_{ctx.tag}_summary_table_in_copy():
             f"SUM of `{value}` over those rows."
         )
         details = artifact.details
-        produced = Artifact(path=out, kind=Kind.SQLITE, details={
-            "tables": {**details.get("tables", {}), summary: ["group_value", "n", "total"]},
-            "types": {**details.get("types", {}), summary: {"group_value": "TEXT", "n": "INTEGER", "total": "REAL"}},
-            "rows": {**details.get("rows", {}), summary: None}, "views": list(details.get("views", [])),
-            "not_null": dict(details.get("not_null", {}))})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["sqlite3"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.SQLITE,
+            details={
+                "tables": {**details.get("tables", {}), summary: ["group_value", "n", "total"]},
+                "types": {
+                    **details.get("types", {}),
+                    summary: {"group_value": "TEXT", "n": "INTEGER", "total": "REAL"},
+                },
+                "rows": {**details.get("rows", {}), summary: None},
+                "views": list(details.get("views", [])),
+                "not_null": dict(details.get("not_null", {})),
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["sqlite3"],
+            instruction=instruction,
+            produces=[produced],
+        )

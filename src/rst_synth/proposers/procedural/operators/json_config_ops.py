@@ -10,8 +10,8 @@ import re
 import tomllib
 from typing import Any
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import slug
 from rst_synth.proposers.procedural.operators.text_json_ops import (
@@ -30,7 +30,7 @@ class JsonOperator(Operator):
     tools = ("python3",)
 
 
-KEYS_PY = '''
+KEYS_PY = """
 def key_paths(value, prefix="", found=None):
     found = set() if found is None else found
     if isinstance(value, dict):
@@ -42,7 +42,7 @@ def key_paths(value, prefix="", found=None):
         for item in value:
             key_paths(item, prefix + "[]", found)
     return found
-'''
+"""
 
 
 @register
@@ -99,19 +99,23 @@ class JsonRecordsCountBy(JsonOperator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
-        return (d.get("type") == "records" and d.get("length") != 0 and bool(d.get("string_keys"))
-                and artifact.size <= MAX_TEXT_BYTES)
+        return (
+            d.get("type") == "records"
+            and d.get("length") != 0
+            and bool(d.get("string_keys"))
+            and artifact.size <= MAX_TEXT_BYTES
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         key = ctx.rng.choice(sorted(artifact.details["string_keys"]))
         out = ctx.output_path(artifact, f"count_by_{slug(key)}", "csv")
         args = f"{artifact.path!r}, {key!r}"
-        core = '''
+        core = """
 def counted(path, key):
     records = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
     counts = collections.Counter(record[key] for record in records)
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-'''
+"""
         solution = f"""python3 - <<'PY'
 import collections, csv, json, pathlib
 {core}
@@ -144,8 +148,13 @@ def test_{ctx.tag}_counts_per_value():
             rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
             if all(re.fullmatch(r"[^,\"\r\n]*", v) for v, _ in rows):
                 known = "value,count\r\n" + "".join(f"{v},{n}\r\n" for v, n in rows)
-        fallback = {"header": ["value", "count"], "numeric": ["count"], "categorical": [], "rows": None,
-                    "delimiter": ","}
+        fallback = {
+            "header": ["value", "count"],
+            "numeric": ["count"],
+            "categorical": [],
+            "rows": None,
+            "delimiter": ",",
+        }
         produced = data_artifact(out, known, Kind.CSV, fallback)
         return step(self, artifact, solution, tests, ["collections", "csv", "json", "re"], instruction, produced)
 
@@ -161,8 +170,13 @@ class JsonNumericSummary(JsonOperator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
-        return (d.get("type") == "records" and d.get("length") != 0 and bool(d.get("numeric_keys"))
-                and artifact.size <= MAX_TEXT_BYTES and not re.search(r"\b(NaN|Infinity)\b", artifact.sample))
+        return (
+            d.get("type") == "records"
+            and d.get("length") != 0
+            and bool(d.get("numeric_keys"))
+            and artifact.size <= MAX_TEXT_BYTES
+            and not re.search(r"\b(NaN|Infinity)\b", artifact.sample)
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         key = ctx.rng.choice(sorted(artifact.details["numeric_keys"]))
@@ -199,8 +213,11 @@ def test_{ctx.tag}_summary_of_key():
             f"`sum` and `mean` (the sum divided by the count), each of the last four a JSON number rounded to 3 "
             "decimal places."
         )
-        produced = Artifact(path=out, kind=Kind.JSON, details={
-            "type": "object", "keys": SUMMARY_KEYS, "numeric_keys": SUMMARY_KEYS, "string_keys": []})
+        produced = Artifact(
+            path=out,
+            kind=Kind.JSON,
+            details={"type": "object", "keys": SUMMARY_KEYS, "numeric_keys": SUMMARY_KEYS, "string_keys": []},
+        )
         return step(self, artifact, solution, tests, ["json"], instruction, produced)
 
 
@@ -238,18 +255,18 @@ def parse_config(artifact: Artifact) -> dict[str, Any] | None:
     return {s: dict(parser[s]) for s in parser.sections()}
 
 
-TOML_PY = '''
+TOML_PY = """
 def load_config(path):
     with open(path, "rb") as f:
         return tomllib.load(f)
-'''
-INI_PY = '''
+"""
+INI_PY = """
 def load_config(path):
     cp = configparser.ConfigParser(interpolation=None)
     with open(path, encoding="utf-8") as f:
         cp.read_file(f)
     return {name: dict(cp[name]) for name in cp.sections()}
-'''
+"""
 
 
 @register
@@ -295,6 +312,7 @@ def test_{ctx.tag}_config_as_json():
                 "left as is, text after `;` or `#` on a value line kept as part of the value, and continuation "
                 "lines joined to the value with newlines."
             )
-        produced = data_artifact(out, json.dumps(parse_config(artifact), indent=2) + "\n", Kind.JSON,
-                                 {"type": "object"})
+        produced = data_artifact(
+            out, json.dumps(parse_config(artifact), indent=2) + "\n", Kind.JSON, {"type": "object"}
+        )
         return step(self, artifact, solution, tests, imports, instruction, produced)

@@ -6,8 +6,8 @@ import re
 from datetime import UTC, datetime
 from typing import ClassVar
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import (
     Operator,
     Step,
@@ -16,8 +16,11 @@ from rst_synth.proposers.procedural.operator import (
     register,
 )
 
-IDENTITIES = (("Release Bot", "release-bot@example.com"), ("Build Robot", "robot@builds.example.org"),
-              ("Ada Steward", "ada.steward@example.net"))
+IDENTITIES = (
+    ("Release Bot", "release-bot@example.com"),
+    ("Build Robot", "robot@builds.example.org"),
+    ("Ada Steward", "ada.steward@example.net"),
+)
 DATES = ("2024-03-01T09:30:00+00:00", "2023-11-15T18:05:00+00:00", "2025-01-20T07:45:30+00:00")
 _PLAIN_PATH = re.compile(r'[^\x00-\x1f"\\\x7f]+')
 """No control characters, quotes or backslashes: git prints such paths unquoted (core.quotePath off)."""
@@ -26,8 +29,14 @@ _PLAIN_PATH = re.compile(r'[^\x00-\x1f"\\\x7f]+')
 def _git_ready(artifact: Artifact) -> bool:
     d = artifact.details
     branch = d.get("branch")
-    return (isinstance(branch, str) and bool(branch) and branch != "HEAD" and not branch.startswith("-")
-            and isinstance(d.get("commits"), int) and d["commits"] >= 1)
+    return (
+        isinstance(branch, str)
+        and bool(branch)
+        and branch != "HEAD"
+        and not branch.startswith("-")
+        and isinstance(d.get("commits"), int)
+        and d["commits"] >= 1
+    )
 
 
 def _git_helper(repo: str) -> str:
@@ -52,13 +61,20 @@ class GitCommitOnBranch(Operator):
     kinds = (Kind.GIT,)
     tools = ("git",)
     FILES = ("FILES.txt", "MANIFEST.txt", "TRACKED_FILES.txt")
-    MESSAGES = ("Add a listing of the tracked files", "docs: record the tracked file manifest",
-                "Record every tracked path")
+    MESSAGES = (
+        "Add a listing of the tracked files",
+        "docs: record the tracked file manifest",
+        "Record every tracked path",
+    )
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         files = artifact.details.get("files") or []
-        return (_git_ready(artifact) and 0 < len(files) < 200 and all(_PLAIN_PATH.fullmatch(f) for f in files)
-                and any(f not in files for f in self.FILES))
+        return (
+            _git_ready(artifact)
+            and 0 < len(files) < 200
+            and all(_PLAIN_PATH.fullmatch(f) for f in files)
+            and any(f not in files for f in self.FILES)
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
@@ -68,16 +84,20 @@ class GitCommitOnBranch(Operator):
         message = ctx.rng.choice(self.MESSAGES)
         who, email = ctx.rng.choice(IDENTITIES)
         date = ctx.rng.choice(DATES)
-        env = (f"GIT_AUTHOR_NAME={q(who)} GIT_AUTHOR_EMAIL={q(email)} GIT_AUTHOR_DATE={q(date)} "
-               f"GIT_COMMITTER_NAME={q(who)} GIT_COMMITTER_EMAIL={q(email)} GIT_COMMITTER_DATE={q(date)}")
+        env = (
+            f"GIT_AUTHOR_NAME={q(who)} GIT_AUTHOR_EMAIL={q(email)} GIT_AUTHOR_DATE={q(date)} "
+            f"GIT_COMMITTER_NAME={q(who)} GIT_COMMITTER_EMAIL={q(email)} GIT_COMMITTER_DATE={q(date)}"
+        )
         solution = f"""wt="$(mktemp -d)"
-git -C {q(repo)} worktree add -q -b {q(branch)} "$wt" {q('refs/heads/' + orig)}
+git -C {q(repo)} worktree add -q -b {q(branch)} "$wt" {q("refs/heads/" + orig)}
 git -C "$wt" -c core.quotePath=false ls-tree -r --name-only HEAD | LC_ALL=C sort > "$wt"/{q(filename)}
 git -C "$wt" add -f -- {q(filename)}
 {env} git -C "$wt" -c commit.gpgsign=false commit -q --no-verify -m {q(message)}
 git -C {q(repo)} worktree remove --force "$wt"
 """
-        tests = _git_helper(repo) + f"""
+        tests = (
+            _git_helper(repo)
+            + f"""
 ORIG, BRANCH, FILE, MESSAGE = {orig!r}, {branch!r}, {filename!r}, {message!r}
 WHO, EMAIL, EPOCH = {who!r}, {email!r}, {_epoch(date)!r}
 
@@ -97,7 +117,8 @@ def test_{ctx.tag}_listing_content():
 
 
 def test_{ctx.tag}_commit_identity_and_message():
-    fields = git("log", "-1", "--format=%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct", "refs/heads/" + BRANCH).strip().split("\\0")
+    fmt = "--format=%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct"
+    fields = git("log", "-1", fmt, "refs/heads/" + BRANCH).strip().split("\\0")
     assert fields == [WHO, EMAIL, str(EPOCH), WHO, EMAIL, str(EPOCH)]
     assert git("log", "-1", "--format=%B", "refs/heads/" + BRANCH).strip() == MESSAGE
 
@@ -105,6 +126,7 @@ def test_{ctx.tag}_commit_identity_and_message():
 def test_{ctx.tag}_original_branch_checked_out():
     assert git("symbolic-ref", "HEAD").strip() == "refs/heads/" + ORIG
 """
+        )
         instruction = (
             f"Next, in the git repository `{repo}`, create a branch `{branch}` that starts at the tip of "
             f"`{orig}` and has exactly one new commit on top of it. That commit adds a single file, "
@@ -116,8 +138,15 @@ def test_{ctx.tag}_original_branch_checked_out():
             f"itself unchanged and still checked out in `{repo}`."
         )
         produced = artifact.model_copy(deep=True)
-        return Step(operator=self.name, consumes=repo, solution=solution, tests=tests, imports=["subprocess"],
-                    instruction=instruction, produces=[produced])
+        return Step(
+            operator=self.name,
+            consumes=repo,
+            solution=solution,
+            tests=tests,
+            imports=["subprocess"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -136,7 +165,7 @@ class GitLogAuthorsCsv(Operator):
         key = ctx.rng.choice(("email", "name"))
         fmt = "%ae" if key == "email" else "%an"
         out = ctx.output_path(artifact, "authors", "csv")
-        solution = f"""git -C {q(repo)} log --format={fmt} {q('refs/heads/' + branch)} > "${{TMPDIR:-/tmp}}/authors.$$"
+        solution = f"""git -C {q(repo)} log --format={fmt} {q("refs/heads/" + branch)} > "${{TMPDIR:-/tmp}}/authors.$$"
 python3 - "${{TMPDIR:-/tmp}}/authors.$$" <<'PY'
 import collections, csv, sys
 counts = collections.Counter(line.rstrip("\\n") for line in open(sys.argv[1], encoding="utf-8"))
@@ -148,7 +177,9 @@ with open({out!r}, "w", newline="") as f:
 PY
 rm -f "${{TMPDIR:-/tmp}}/authors.$$"
 """
-        tests = _git_helper(repo) + f"""
+        tests = (
+            _git_helper(repo)
+            + f"""
 BRANCH, FORMAT, OUT = {branch!r}, {fmt!r}, {out!r}
 
 
@@ -163,6 +194,7 @@ def test_{ctx.tag}_author_counts_in_order():
     assert rows[0] == ["author", "commits"]
     assert [(r[0], int(r[1])) for r in rows[1:]] == expected()
 """
+        )
         instruction = (
             f"Then count the commits of branch `{branch}` in the git repository `{repo}` (every commit reachable "
             f"from its tip, merge commits included) per author {key}, exactly as recorded in the commits (no "
@@ -170,11 +202,26 @@ def test_{ctx.tag}_author_counts_in_order():
             f"per distinct author {key} with its number of commits, rows ordered by that number (largest first), "
             f"ties broken by the author {key} in ascending string order (by character code)."
         )
-        produced = Artifact(path=out, kind=Kind.CSV, details={
-            "header": ["author", "commits"], "numeric": ["commits"], "categorical": [], "rows": None,
-            "delimiter": ","})
-        return Step(operator=self.name, consumes=repo, solution=solution, tests=tests,
-                    imports=["collections", "csv", "subprocess"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            details={
+                "header": ["author", "commits"],
+                "numeric": ["commits"],
+                "categorical": [],
+                "rows": None,
+                "delimiter": ",",
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=repo,
+            solution=solution,
+            tests=tests,
+            imports=["collections", "csv", "subprocess"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 @register
@@ -184,12 +231,18 @@ class GitTagAnnotated(Operator):
     name = "git-tag-annotated"
     kinds = (Kind.GIT,)
     tools = ("git",)
-    NAMES: ClassVar[dict[str, tuple[str, ...]]] = {"root": ("baseline", "initial-import", "v0.0.0"), "parent": ("previous", "before-tip", "pre-tip")}
+    NAMES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "root": ("baseline", "initial-import", "v0.0.0"),
+        "parent": ("previous", "before-tip", "pre-tip"),
+    }
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         tags = artifact.details.get("tags") or []
-        return (_git_ready(artifact) and artifact.details["commits"] >= 2
-                and any(n not in tags for names in self.NAMES.values() for n in names))
+        return (
+            _git_ready(artifact)
+            and artifact.details["commits"] >= 2
+            and any(n not in tags for names in self.NAMES.values() for n in names)
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
@@ -200,13 +253,18 @@ class GitTagAnnotated(Operator):
         who, email = ctx.rng.choice(IDENTITIES)
         date = ctx.rng.choice(DATES)
         ref = q("refs/heads/" + branch)
-        find = (f"git -C {q(repo)} rev-list --first-parent {ref} | tail -n 1" if target == "root"
-                else f"git -C {q(repo)} rev-parse {q('refs/heads/' + branch + '~1')}")
+        find = (
+            f"git -C {q(repo)} rev-list --first-parent {ref} | tail -n 1"
+            if target == "root"
+            else f"git -C {q(repo)} rev-parse {q('refs/heads/' + branch + '~1')}"
+        )
         solution = f"""target="$({find})"
 GIT_COMMITTER_NAME={q(who)} GIT_COMMITTER_EMAIL={q(email)} GIT_COMMITTER_DATE={q(date)} \\
   git -C {q(repo)} -c tag.gpgsign=false tag -a {q(tag)} -m {q(message)} "$target"
 """
-        tests = _git_helper(repo) + f"""
+        tests = (
+            _git_helper(repo)
+            + f"""
 BRANCH, TAG, TARGET, MESSAGE = {branch!r}, {tag!r}, {target!r}, {message!r}
 WHO, EMAIL, EPOCH = {who!r}, {email!r}, {_epoch(date)!r}
 
@@ -228,8 +286,12 @@ def test_{ctx.tag}_tag_message_and_tagger():
     tagger = git("for-each-ref", "--format=%(taggername)%00%(taggeremail)%00%(taggerdate:unix)", ref)
     assert tagger.strip().split("\\0") == [WHO, "<" + EMAIL + ">", str(EPOCH)]
 """
-        which = ("the root commit reached by following first parents back from the tip of" if target == "root"
-                 else "the first parent of the tip commit of")
+        )
+        which = (
+            "the root commit reached by following first parents back from the tip of"
+            if target == "root"
+            else "the first parent of the tip commit of"
+        )
         instruction = (
             f"Next, in the git repository `{repo}`, create an annotated tag `{tag}` that points directly at "
             f"{which} branch `{branch}`, with the tag message `{message}`; the tagger is `{who} <{email}>` and the "
@@ -237,5 +299,12 @@ def test_{ctx.tag}_tag_message_and_tagger():
         )
         produced = artifact.model_copy(deep=True)
         produced.details["tags"] = sorted([*tags, tag])
-        return Step(operator=self.name, consumes=repo, solution=solution, tests=tests, imports=["subprocess"],
-                    instruction=instruction, produces=[produced])
+        return Step(
+            operator=self.name,
+            consumes=repo,
+            solution=solution,
+            tests=tests,
+            imports=["subprocess"],
+            instruction=instruction,
+            produces=[produced],
+        )

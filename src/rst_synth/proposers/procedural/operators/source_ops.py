@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
-from rst_synth.proposers.procedural.artifacts import SAMPLE_CHARS, Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import (
     Operator,
     Step,
@@ -99,23 +99,40 @@ def test_{ctx.tag}_inventory_matches_source():
         assert type(item["line"]) is int and type(item.get("end_line", 0)) is int
         assert type(item.get("docstring", False)) is bool
 """
-        extra_text = {"": "",
-                      "end_line": ", `end_line` (the line number of its last line, as an integer)",
-                      "docstring": ", `docstring` (JSON `true` when it has a docstring, else `false`)"}[extra]
+        extra_text = {
+            "": "",
+            "end_line": ", `end_line` (the line number of its last line, as an integer)",
+            "docstring": ", `docstring` (JSON `true` when it has a docstring, else `false`)",
+        }[extra]
         keys = ["name", "kind", "line"] + ([extra] if extra else [])
         instruction = (
             f"Next, write an inventory of `{artifact.path}` to `{out}`: a JSON array with one object per "
             "function or class defined directly at the top level of the module (statements of the module body "
             "itself; not methods, nested definitions, or definitions inside `if`/`try` blocks), ordered by line "
-            f"number. Each object has exactly the keys `name`, `kind` (`\"function\"` for `def` and `async def`, "
-            f"`\"class\"` for `class`), `line` (the 1-based line number of the `def`/`class` keyword, not of any "
+            f'number. Each object has exactly the keys `name`, `kind` (`"function"` for `def` and `async def`, '
+            f'`"class"` for `class`), `line` (the 1-based line number of the `def`/`class` keyword, not of any '
             f"decorator, as an integer){extra_text}."
         )
-        produced = Artifact(path=out, kind=Kind.JSON, details={
-            "type": "records", "length": None, "keys": sorted(keys),
-            "numeric_keys": sorted(k for k in keys if k in ("line", "end_line")), "string_keys": ["kind", "name"]})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["ast", "json"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.JSON,
+            details={
+                "type": "records",
+                "length": None,
+                "keys": sorted(keys),
+                "numeric_keys": sorted(k for k in keys if k in ("line", "end_line")),
+                "string_keys": ["kind", "name"],
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["ast", "json"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 C_FUNCTION = r"^[A-Za-z_][A-Za-z0-9_ \t*]*[ \t*]([A-Za-z_][A-Za-z0-9_]*)[ \t]*\("
@@ -184,8 +201,11 @@ def test_{ctx.tag}_function_list():
     assert rows[0] == ["name", "line"]
     assert [(r[0], int(r[1])) for r in rows[1:]] == expected()
 """
-        ordering = ("in file order (ascending line number)" if order == "line"
-                    else "ordered by name (ascending string order by character code), ties by line number")
+        ordering = (
+            "in file order (ascending line number)"
+            if order == "line"
+            else "ordered by name (ascending string order by character code), ties by line number"
+        )
         instruction = (
             f"Then list the function definitions of `{artifact.path}` in `{out}`, using this rule: split the file "
             "(UTF-8) on newline characters and number the lines from 1; a line is a function definition when it "
@@ -195,10 +215,26 @@ def test_{ctx.tag}_function_list():
             f"{', '.join(f'`{n}`' for n in C_NOT_NAMES)}. Write a comma-separated file with the header "
             f"`name,line` and one row per such line (the captured name and the line number), {ordering}."
         )
-        produced = Artifact(path=out, kind=Kind.CSV, details={
-            "header": ["name", "line"], "numeric": ["line"], "categorical": [], "rows": None, "delimiter": ","})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["csv", "re"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            details={
+                "header": ["name", "line"],
+                "numeric": ["line"],
+                "categorical": [],
+                "rows": None,
+                "delimiter": ",",
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "re"],
+            instruction=instruction,
+            produces=[produced],
+        )
 
 
 def _code_lines(text: str) -> list[str]:
@@ -255,8 +291,11 @@ def test_{ctx.tag}_code_lines_and_first_words():
     assert type(data["code_lines"]) is int and data["code_lines"] == want["code_lines"]
     assert data["first_words"] == want["first_words"]
 """
-        words = ("an object mapping each distinct first word to the number of code lines that start with it"
-                 if counted else "an array of the distinct first words in ascending string order (by character code)")
+        words = (
+            "an object mapping each distinct first word to the number of code lines that start with it"
+            if counted
+            else "an array of the distinct first words in ascending string order (by character code)"
+        )
         instruction = (
             f"Next, summarise the shell script `{artifact.path}` in `{out}`. Split the file (UTF-8) on newline "
             "characters; a code line is one that is not blank (not only whitespace) and whose first non-whitespace "
@@ -264,8 +303,22 @@ def test_{ctx.tag}_code_lines_and_first_words():
             "is its first whitespace-separated token. Write a JSON object with exactly two keys: `code_lines`, the "
             f"number of code lines as an integer, and `first_words`, {words}."
         )
-        produced = Artifact(path=out, kind=Kind.JSON, details={
-            "type": "object", "keys": ["code_lines", "first_words"], "numeric_keys": ["code_lines"],
-            "string_keys": []})
-        return Step(operator=self.name, consumes=artifact.path, solution=solution, tests=tests,
-                    imports=["collections", "json"], instruction=instruction, produces=[produced])
+        produced = Artifact(
+            path=out,
+            kind=Kind.JSON,
+            details={
+                "type": "object",
+                "keys": ["code_lines", "first_words"],
+                "numeric_keys": ["code_lines"],
+                "string_keys": [],
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["collections", "json"],
+            instruction=instruction,
+            produces=[produced],
+        )

@@ -7,24 +7,26 @@ import json
 import re
 from typing import Any
 
-from rst_synth.proposers.procedural.artifacts import SAMPLE_CHARS, Artifact, Kind, classify
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, classify
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import slug
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024
-LINE_DEF = ("lines are the pieces of the file between `\\n` characters (a final newline does not start another "
-            "line, and a `\\r` stays part of its line)")
-SRC_LINES = '''
+LINE_DEF = (
+    "lines are the pieces of the file between `\\n` characters (a final newline does not start another "
+    "line, and a `\\r` stays part of its line)"
+)
+SRC_LINES = """
 def src_lines(path):
     lines = pathlib.Path(path).read_bytes().decode("utf-8").split("\\n")
     return lines[:-1] if lines[-1] == "" else lines
-'''
-SAME_TEXT = '''
+"""
+SAME_TEXT = """
 def assert_same_text(path, want):
     got = pathlib.Path(path).read_bytes().decode("utf-8")
     assert got == want or got + "\\n" == want, (got[:500], want[:500])
-'''
+"""
 
 
 def complete_sample(artifact: Artifact) -> str | None:
@@ -41,7 +43,7 @@ def split_lines(text: str) -> list[str]:
 def known_lines(artifact: Artifact) -> list[str]:
     """The lines of the artifact that its sample holds completely."""
     text = complete_sample(artifact)
-    return split_lines(text if text is not None else artifact.sample[:artifact.sample.rfind("\n") + 1])
+    return split_lines(text if text is not None else artifact.sample[: artifact.sample.rfind("\n") + 1])
 
 
 def function(code: str, name: str, **modules: Any) -> Any:
@@ -55,8 +57,13 @@ def text_artifact(path: str, text: str | None, lines: int) -> Artifact:
     """A produced text file: exact details when its whole text is known, else a lower bound of its lines."""
     if text is None:
         return Artifact(path=path, kind=Kind.TEXT, details={"lines": lines})
-    return Artifact(path=path, kind=Kind.TEXT, size=len(text.encode("utf-8")),
-                    details={"lines": len(split_lines(text))}, sample=text[:SAMPLE_CHARS])
+    return Artifact(
+        path=path,
+        kind=Kind.TEXT,
+        size=len(text.encode("utf-8")),
+        details={"lines": len(split_lines(text))},
+        sample=text[:SAMPLE_CHARS],
+    )
 
 
 def data_artifact(path: str, text: str | None, kind: Kind, fallback: dict[str, Any]) -> Artifact:
@@ -68,10 +75,24 @@ def data_artifact(path: str, text: str | None, kind: Kind, fallback: dict[str, A
     return Artifact(path=path, kind=kind, details=fallback)
 
 
-def step(op: Operator, artifact: Artifact, solution: str, tests: str, imports: list[str], instruction: str,
-         *produced: Artifact) -> Step:
-    return Step(operator=op.name, consumes=artifact.path, solution=solution, tests=tests, imports=imports,
-                instruction=instruction, produces=list(produced))
+def step(
+    op: Operator,
+    artifact: Artifact,
+    solution: str,
+    tests: str,
+    imports: list[str],
+    instruction: str,
+    *produced: Artifact,
+) -> Step:
+    return Step(
+        operator=op.name,
+        consumes=artifact.path,
+        solution=solution,
+        tests=tests,
+        imports=imports,
+        instruction=instruction,
+        produces=list(produced),
+    )
 
 
 class TextOperator(Operator):
@@ -83,13 +104,13 @@ class TextOperator(Operator):
         return 1 <= (artifact.details.get("lines") or 0) <= self.max_lines and artifact.size <= MAX_TEXT_BYTES
 
 
-STATS_PY = '''
+STATS_PY = """
 def stats(text):
     words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
     top = sorted(collections.Counter(words).items(), key=lambda kv: (-kv[1], kv[0]))[:5]
     return {"lines": len(text.split("\\n")) - text.endswith("\\n") if text else 0, "words": len(words),
             "top_words": [{"word": w, "count": n} for w, n in top]}
-'''
+"""
 
 
 @register
@@ -119,14 +140,23 @@ def test_{ctx.tag}_line_and_word_stats():
             f"`lines`, the number of lines ({LINE_DEF}); `words`, the number of words, where a word is a maximal "
             "run of ASCII letters and digits (`[A-Za-z0-9]+`) and words are compared lowercased; and `top_words`, "
             "an array of the 5 most frequent lowercased words (fewer if there are fewer distinct words), each an "
-            "object `{\"word\": ..., \"count\": ...}`, ordered by count (largest first), ties broken by the word "
+            'object `{"word": ..., "count": ...}`, ordered by count (largest first), ties broken by the word '
             "in ascending order."
         )
         text = complete_sample(artifact)
         stats = function(STATS_PY, "stats", re=re, collections=collections)
         known = None if text is None else json.dumps(stats(text), indent=2) + "\n"
-        produced = data_artifact(out, known, Kind.JSON, {"type": "object", "keys": ["lines", "top_words", "words"],
-                                                         "numeric_keys": ["lines", "words"], "string_keys": []})
+        produced = data_artifact(
+            out,
+            known,
+            Kind.JSON,
+            {
+                "type": "object",
+                "keys": ["lines", "top_words", "words"],
+                "numeric_keys": ["lines", "words"],
+                "string_keys": [],
+            },
+        )
         return step(self, artifact, solution, tests, ["collections", "json", "re"], instruction, produced)
 
 
@@ -174,7 +204,8 @@ def test_{ctx.tag}_match_count():
 """
         instruction = (
             f"Then find every line of `{artifact.path}` that contains the text `{token}` (case-sensitive, anywhere "
-            f"in the line, also inside a longer word), where {LINE_DEF}, and write those lines to `{out}` in file order, "
+            f"in the line, also inside a longer word), where {LINE_DEF}, and write those lines to `{out}` "
+            "in file order, "
             f"one per line, each prefixed with its 1-based line number in `{artifact.path}` and a colon (`N:line`, "
             f"as `grep -n` prints them, nothing else in the file); also write the number of such lines as a plain "
             f"integer to `{count}`."
@@ -185,11 +216,11 @@ def test_{ctx.tag}_match_count():
         return step(self, artifact, solution, tests, [], instruction, produced)
 
 
-UNIQ_PY = '''
+UNIQ_PY = """
 def unique_counts(lines):
     counts = collections.Counter(lines)
     return "".join(f"{n}\\t{line}\\n" for line, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-'''
+"""
 
 
 @register

@@ -1,0 +1,175 @@
+"""One candidate, start to end: propose -> validate (novelty included) -> repair, with its usage,
+figures and lineage. The engine (`rst synth`) and `rst extend` both run candidates through here."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
+from typing import Literal, Protocol
+
+from pydantic import BaseModel
+
+from rst_synth.engine.accept import record_figures
+from rst_synth.engine.novelty import NoveltyIndex
+from rst_synth.proposers import Proposal, ProposalError, Proposer, Usage
+from rst_synth.sandbox import SandboxError
+from rst_synth.task import Task
+from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Validator, Verdict
+
+log = logging.getLogger(__name__)
+
+
+class CandidateEvents(Protocol):
+    """Where a candidate's progress goes as it happens (the engine writes it to the store)."""
+
+    def spent(self, stage: str, usage: Usage) -> None:
+        """Model calls made by one stage ("propose", "repair", "failed"), counted once each."""
+
+    def proposed(self) -> None:
+        """The first proposal exists."""
+
+    def validated(self, attempt: int, report: ValidationReport) -> None:
+        """Validation attempt `attempt` (0: the proposal, 1..: repairs) has its report."""
+
+
+class Rejection(BaseModel):
+    """Why a candidate was not accepted: a (check, reason) pair of the one enum, and a line for people."""
+
+    check: Check
+    reason: Reason
+    detail: str = ""
+    status: Literal["rejected", "error"] = "rejected"
+    """"error" when the sandbox failed rather than the task."""
+
+
+class CandidateOutcome(BaseModel):
+    """The end of one candidate."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    proposal: Proposal | None = None
+    """The last proposal (accepted or not); None when none could be made."""
+    report: ValidationReport | None = None
+    """The last validation report."""
+    attempts: int = 0
+    """Validations run (the proposal and each repair)."""
+    rejection: Rejection | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.rejection is None and self.proposal is not None
+
+
+class _Silent:
+    def spent(self, stage: str, usage: Usage) -> None: ...
+    def proposed(self) -> None: ...
+    def validated(self, attempt: int, report: ValidationReport) -> None: ...
+
+
+class CandidatePipeline:
+    """Runs candidates with one proposer and validator; concurrency is bounded by the slots given."""
+
+    def __init__(
+        self,
+        proposer: Proposer,
+        validator: Validator,
+        *,
+        repairs: int = 1,
+        novelty: NoveltyIndex | None = None,
+        known: Callable[[str], bool] | None = None,
+        propose_slots: int | None = None,
+        validate_slots: int | None = None,
+    ) -> None:
+        self.proposer, self.validator, self.repairs = proposer, validator, repairs
+        self.novelty = novelty
+        """Accepted tasks to compare with; None: no near-duplicate check."""
+        self.known = known or (lambda name: False)
+        """Whether a task of this short name was accepted already (an exact duplicate)."""
+        self._propose_slots = _slots(propose_slots)
+        self._validate_slots = _slots(validate_slots)
+
+    async def run(self, parent: Task, *, seed: int, events: CandidateEvents | None = None) -> CandidateOutcome:
+        """Propose a child of `parent` with `seed`, validate it, repair it up to `repairs` times."""
+        events = events or _Silent()
+        paid = Usage()  # proposers report usage cumulatively; each stage records only what it added
+        outcome = CandidateOutcome()
+        try:
+            async with self._propose_slots:
+                outcome.proposal = await self.proposer.propose(parent, seed=seed)
+            paid = _spend(events, "propose", outcome.proposal.usage, paid)
+            events.proposed()
+            for attempt in range(self.repairs + 1):
+                outcome.report = await self.validate(outcome.proposal.task, parent)
+                outcome.attempts = attempt + 1
+                events.validated(attempt, outcome.report)
+                if outcome.report.accepted:
+                    record_figures(outcome.proposal.task, outcome.report, attempt, outcome.proposal)
+                    return outcome
+                if attempt < self.repairs:
+                    async with self._propose_slots:
+                        outcome.proposal = await self.proposer.repair(
+                            parent, outcome.proposal, outcome.report, attempt=attempt + 1
+                        )
+                    paid = _spend(events, "repair", outcome.proposal.usage, paid)
+        except ProposalError as exc:
+            if exc.usage is not None:
+                _spend(events, "failed", exc.usage, paid)
+            outcome.rejection = Rejection(check=Check.PROPOSE, reason=exc.reason, detail=exc.detail)
+            return outcome
+        except SandboxError as exc:  # discovery's container failed: this candidate errs, the run goes on
+            outcome.rejection = Rejection(
+                check=Check.PROPOSE, reason=Reason.SANDBOX_FAILED, detail=str(exc)[:300], status="error"
+            )
+            return outcome
+        outcome.rejection = rejection_of(outcome.report)
+        return outcome
+
+    async def validate(self, task: Task, parent: Task | None) -> ValidationReport:
+        """The validator's report, with the novelty check appended for an accepted child."""
+        async with self._validate_slots:
+            report = await self.validator.validate(task, parent)
+        if report.accepted and parent is not None and self.novelty is not None:
+            whole, added = self.novelty.fingerprints(task, parent)
+            twin = self.novelty.duplicate_of(whole, added) or (task.short_name if self.known(task.short_name) else None)
+            report.checks.append(
+                CheckResult(
+                    check=Check.NOVELTY,
+                    verdict=Verdict.FAIL if twin else Verdict.PASS,
+                    reason=Reason.NEAR_DUPLICATE if twin else Reason.OK,
+                    detail=f"near-duplicate of {twin}" if twin else "",
+                )
+            )
+        return report
+
+
+def rejection_of(report: ValidationReport | None) -> Rejection:
+    """The rejection a report that was not accepted stands for: its first failed check."""
+    failure = report.first_failure if report else None
+    if failure is None:  # neither accepted nor failed: no oracle ran
+        return Rejection(check=Check.ORACLE, reason=Reason.EARLIER_CHECK_FAILED, detail="no oracle ran")
+    return Rejection(
+        check=failure.check,
+        reason=failure.reason,
+        detail=failure.detail,
+        status="error" if failure.verdict is Verdict.ERROR else "rejected",
+    )
+
+
+def _slots(limit: int | None) -> AbstractAsyncContextManager[object]:
+    return asyncio.Semaphore(limit) if limit else nullcontext()
+
+
+def _spend(events: CandidateEvents, stage: str, total: Usage, paid: Usage) -> Usage:
+    """Report what `total` adds to what was already reported as `paid`; returns the new total."""
+    added = Usage(
+        tokens_in=total.tokens_in - paid.tokens_in,
+        tokens_out=total.tokens_out - paid.tokens_out,
+        cost_usd=total.cost_usd - paid.cost_usd,
+        calls=total.calls - paid.calls,
+        cached_calls=total.cached_calls - paid.cached_calls,
+    )
+    if added.calls > 0 or added.cost_usd > 0:
+        events.spent(stage, added)
+    return total
