@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from conftest import SEEDS
 from rst_synth.task import Task
-from test_validate_cli import rst
+from tests.support.cli import rst
+from tests.support.tasks import SEEDS
 
 pytestmark = pytest.mark.docker
 

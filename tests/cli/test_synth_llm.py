@@ -11,13 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm.fake_server import FakeOpenAI, Reply
 
-from conftest import REPO, write_task
+from tests.support.fake_server import FakeOpenAI, Reply
+from tests.support.tasks import REPO, write_task
 
 pytestmark = pytest.mark.docker
 KEY = "sk-test-MARKER-4f1d2c9e"
-PRICES = '[llm]\nmax_retries = 1\nbackoff_base_sec = 0.01\n[llm.prices."fake-model"]\ninput_per_mtok = 2.0\noutput_per_mtok = 8.0\n'
+PRICES = (
+    '[llm]\nmax_retries = 1\nbackoff_base_sec = 0.01\n[llm.prices."fake-model"]\n'
+    "input_per_mtok = 2.0\noutput_per_mtok = 8.0\n"
+)
 
 
 def fence(language: str, path: str, body: str) -> str:
@@ -39,22 +42,32 @@ class ScriptedModel:
         n = self.current
         out = f"/app/report/step{n}.txt"
         replies = {
-            "extend": fence("bash", "solution/steps.sh",
-                            f"mkdir -p /app/report\nfor i in $(seq 1 {n}); do cat /app/out.txt; done > {out}\n"),
-            "realign_tests": fence("python", f"tests/test_step_llm{n}.py",
-                                   "from pathlib import Path\n\n"
-                                   f"def test_step{n}_repeats_the_greeting():\n"
-                                   "    word = Path('/app/out.txt').read_text()\n"
-                                   f"    assert Path({out!r}).read_text() == word * {n}\n"),
-            "realign_instruction": fence("markdown", "instruction_addendum.md",
-                                         f"Then write `{out}`: the content of `/app/out.txt` repeated {n} times."),
+            "extend": fence(
+                "bash",
+                "solution/steps.sh",
+                f"mkdir -p /app/report\nfor i in $(seq 1 {n}); do cat /app/out.txt; done > {out}\n",
+            ),
+            "realign_tests": fence(
+                "python",
+                f"tests/test_step_llm{n}.py",
+                "from pathlib import Path\n\n"
+                f"def test_step{n}_repeats_the_greeting():\n"
+                "    word = Path('/app/out.txt').read_text()\n"
+                f"    assert Path({out!r}).read_text() == word * {n}\n",
+            ),
+            "realign_instruction": fence(
+                "markdown",
+                "instruction_addendum.md",
+                f"Then write `{out}`: the content of `/app/out.txt` repeated {n} times.",
+            ),
         }
         return Reply(content=replies[stage], usage=(1000, 200))
 
 
 def run_rst(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rst_synth.cli", *args], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "rst_synth.cli", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=600
+    )
 
 
 def test_two_llm_rounds_with_costs_then_a_dollar_budget(tmp_path: Path) -> None:
@@ -66,8 +79,18 @@ def test_two_llm_rounds_with_costs_then_a_dollar_budget(tmp_path: Path) -> None:
     with FakeOpenAI() as server:
         server.responder = ScriptedModel()
         run = tmp_path / "run"
-        args = ["--proposer", "llm", "--model", "fake-model", "--base-url", server.base_url,
-                "--llm-config", str(config), "-P", "1"]
+        args = [
+            "--proposer",
+            "llm",
+            "--model",
+            "fake-model",
+            "--base-url",
+            server.base_url,
+            "--llm-config",
+            str(config),
+            "-P",
+            "1",
+        ]
         result = run_rst("synth", str(seeds), "--out", str(run), "--rounds", "2", "--fanout", "2", *args, env=env)
         assert result.returncode == 0, result.stdout + result.stderr
         first_requests = len(server.requests)
@@ -81,8 +104,20 @@ def test_two_llm_rounds_with_costs_then_a_dollar_budget(tmp_path: Path) -> None:
         assert again.returncode == 0 and len(server.requests) == first_requests
 
         budget_run = tmp_path / "budget"
-        stopped = run_rst("synth", str(seeds), "--out", str(budget_run), "--rounds", "2", "--fanout", "2",
-                          "--max-usd", "0.02", *args, env=env)
+        stopped = run_rst(
+            "synth",
+            str(seeds),
+            "--out",
+            str(budget_run),
+            "--rounds",
+            "2",
+            "--fanout",
+            "2",
+            "--max-usd",
+            "0.02",
+            *args,
+            env=env,
+        )
         assert stopped.returncode == 0, stopped.stdout + stopped.stderr
         assert "stopped: max_usd ($0.02) reached" in stopped.stdout
     for path in list(run.rglob("*")) + list(budget_run.rglob("*")):

@@ -10,15 +10,12 @@ import time
 
 import pytest
 
-from conftest import REPO, our_containers
+from tests.support.cli import rst
+from tests.support.docker import our_containers
+from tests.support.tasks import REPO
 
 CHILD = REPO / "examples" / "children" / "access-log-report-errors"
 PARENT = REPO / "examples" / "seeds" / "access-log-report"
-
-
-def rst(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rst_synth.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=REPO)
 
 
 def test_malformed_task_is_one_line_naming_the_file(task_factory) -> None:
@@ -48,8 +45,13 @@ def test_child_accepted_with_its_lineage_parent_and_rejected_with_a_wrong_one() 
 @pytest.mark.docker
 def test_ctrl_c_mid_validation_leaves_no_container(task_factory) -> None:
     slow = task_factory(solve="sleep 300\n")
-    proc = subprocess.Popen([sys.executable, "-m", "rst_synth.cli", "validate", str(slow)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rst_synth.cli", "validate", str(slow)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     deadline = time.monotonic() + 60
     while not our_containers() and time.monotonic() < deadline:
         time.sleep(0.2)

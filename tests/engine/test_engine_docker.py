@@ -13,18 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SEEDS, run_async
 from rst_synth.engine import NoveltyIndex
 from rst_synth.proposers.procedural import ProceduralProposer
 from rst_synth.store import RunPaths, Store
 from rst_synth.task import Task
+from tests.support.docker import run_async
+from tests.support.tasks import REPO, SEEDS
 
 pytestmark = pytest.mark.docker
 
 
 def rst(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rst_synth.cli", *args], capture_output=True, text=True,
-                          cwd=REPO, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "rst_synth.cli", *args], capture_output=True, text=True, cwd=REPO, timeout=900
+    )
 
 
 @pytest.fixture
@@ -74,9 +76,24 @@ def test_budget_stops_cleanly_and_says_why(seeds: Path, tmp_path: Path) -> None:
 
 def test_sigkill_mid_round_then_resume_loses_and_duplicates_nothing(seeds: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "rst_synth.cli", "synth", str(seeds), "--out", str(run),
-                             "--rounds", "2", "--fanout", "2"], cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rst_synth.cli",
+            "synth",
+            str(seeds),
+            "--out",
+            str(run),
+            "--rounds",
+            "2",
+            "--fanout",
+            "2",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline, accepted_before = time.monotonic() + 300, []
     while time.monotonic() < deadline and proc.poll() is None:
         if RunPaths(run).db.is_file():
@@ -122,8 +139,10 @@ def test_false_duplicate_rate_on_siblings() -> None:
             flagged.append((proposal.steps, children[twin].steps))
         index.add(name, whole, added)
     n = len(children)
-    print(f"{n} distinct siblings: whole-text filter alone flags {whole_only / n:.0%}, "
-          f"whole + added flags {len(flagged) / n:.0%}")
+    print(
+        f"{n} distinct siblings: whole-text filter alone flags {whole_only / n:.0%}, "
+        f"whole + added flags {len(flagged) / n:.0%}"
+    )
     assert n >= 15
     assert len(flagged) < whole_only
     # A flagged sibling repeats a step of its twin (same operator on the same file); none is flagged

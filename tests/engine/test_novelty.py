@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from conftest import SEEDS
 from rst_synth.engine import NoveltyIndex
 from rst_synth.task import Task
+from tests.support.tasks import SEEDS
 
 
 def _child(parent: Task, extra_instruction: str, extra_solution: str) -> Task:
@@ -15,13 +15,22 @@ def _child(parent: Task, extra_instruction: str, extra_solution: str) -> Task:
 def test_identical_addition_is_a_duplicate_and_a_different_one_is_not() -> None:
     parent = Task.load(SEEDS / "sales-csv-rollup")
     index = NoveltyIndex()
-    first = _child(parent, "Then count the lines of the report and write the count to /app/n.txt.",
-                   "wc -l < /app/report/region_month.csv > /app/n.txt")
+    first = _child(
+        parent,
+        "Then count the lines of the report and write the count to /app/n.txt.",
+        "wc -l < /app/report/region_month.csv > /app/n.txt",
+    )
     index.add("first", *index.fingerprints(first, parent))
-    twin = _child(parent, "Then count the lines of the report and write the count to /app/n.txt.",
-                  "wc -l < /app/report/region_month.csv > /app/n.txt")
-    sibling = _child(parent, "Then archive the whole report folder as /app/report.tar.gz with sorted names.",
-                     "tar --sort=name -czf /app/report.tar.gz -C /app report")
+    twin = _child(
+        parent,
+        "Then count the lines of the report and write the count to /app/n.txt.",
+        "wc -l < /app/report/region_month.csv > /app/n.txt",
+    )
+    sibling = _child(
+        parent,
+        "Then archive the whole report folder as /app/report.tar.gz with sorted names.",
+        "tar --sort=name -czf /app/report.tar.gz -C /app report",
+    )
     assert index.duplicate_of(*index.fingerprints(twin, parent)) == "first"
     assert index.duplicate_of(*index.fingerprints(sibling, parent)) is None
     # Whole-task similarity alone would have called the sibling a duplicate:

@@ -7,10 +7,11 @@ import re
 
 import pytest
 
-from conftest import REPO, SEEDS, run_async
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import code_lines
 from rst_synth.validator import Validator, ValidatorConfig
+from tests.support.docker import run_async
+from tests.support.tasks import REPO, SEEDS
 
 SEED_DIRS = sorted(p for p in SEEDS.iterdir() if (p / TaskPaths.CONFIG).is_file())
 FIRST_LINES = [
@@ -31,8 +32,11 @@ def test_seed_follows_the_rules(seed_dir) -> None:
     task = Task.load(seed_dir)
     assert task.dockerfile.splitlines()[:2] == FIRST_LINES  # one shared cached layer
     assert 10 <= code_lines(task.solve_sh) <= 70
-    tests = sum(len(re.findall(r"^def test_", body.decode(), re.M)) for rel, body in task.files.items()
-                if rel.startswith("tests/test_") and rel.endswith(".py"))
+    tests = sum(
+        len(re.findall(r"^def test_", body.decode(), re.M))
+        for rel, body in task.files.items()
+        if rel.startswith("tests/test_") and rel.endswith(".py")
+    )
     assert 4 <= tests <= 10
     assert task.config.environment.network_enabled is False
     assert task.name == f"rst-seeds/{seed_dir.name}"
@@ -49,7 +53,10 @@ def test_every_seed_and_the_example_child_accepted() -> None:
         return await asyncio.gather(*(validator.validate(t) for t in tasks), validator.validate(child, parent))
 
     reports = run_async(work)
-    rejected = {r.task: (r.first_failure.check.value, r.first_failure.reason.value, r.first_failure.output_tail[-800:])
-                for r in reports if not r.accepted}
+    rejected = {
+        r.task: (r.first_failure.check.value, r.first_failure.reason.value, r.first_failure.output_tail[-800:])
+        for r in reports
+        if not r.accepted
+    }
     assert not rejected
     assert reports[-1].result_of("parent").passed

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from llm.fake_server import FakeOpenAI, Reply
 from rst_synth.llm import LLM, ChatResult, LLMConfig, LLMError, make_llm
 from rst_synth.llm.client import OpenAICompatibleLLM
+from tests.support.fake_server import FakeOpenAI, Reply
 
 T = TypeVar("T")
 HELLO = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "say hello to me"}]

@@ -6,13 +6,16 @@ import random
 
 import pytest
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind, classify
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind, classify
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators import csv_ops  # noqa: F401
-from tests_support import assert_accepted, extend_with, parent_task
+from tests.support.operators import assert_accepted, extend_with, parent_task
 
-SALES = "region,product,units,price\nnorth,a,3,2.5\nsouth,b,1,4.0\nnorth,b,2,4.0\neast,a,5,2.5\nsouth,a,1,2.5\neast,b,2,4.0\n"
+SALES = (
+    "region,product,units,price\nnorth,a,3,2.5\nsouth,b,1,4.0\nnorth,b,2,4.0\n"
+    "east,a,5,2.5\nsouth,a,1,2.5\neast,b,2,4.0\n"
+)
 PARENT_SOLVE = f"mkdir -p /app/out\ncat > /app/out/sales.csv <<'CSV'\n{SALES}CSV\n"
 
 

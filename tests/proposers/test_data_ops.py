@@ -14,16 +14,27 @@ from pathlib import Path
 
 import pytest
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind, classify
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind, classify
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators import data_file_ops, data_ops  # noqa: F401
-from tests_support import assert_accepted, extend_with, parent_task
+from tests.support.operators import assert_accepted, extend_with, parent_task
 
-SALES = "region,product,units,price\nnorth,a,3,2.5\nsouth,b,1,4.0\nnorth,b,2,4.0\neast,a,5,2.5\nsouth,a,1,2.5\neast,b,2,4.0\n"
+SALES = (
+    "region,product,units,price\nnorth,a,3,2.5\nsouth,b,1,4.0\nnorth,b,2,4.0\n"
+    "east,a,5,2.5\nsouth,a,1,2.5\neast,b,2,4.0\n"
+)
 TOOLS = ["python3", "tar", "gzip", "sha256sum", "apt-get"]
-DATA_OPS = ["csv-column-stats", "csv-filter-above-mean", "csv-to-sqlite", "sqlite-table-to-csv",
-            "sqlite-add-summary-table", "archive-manifest", "file-sha256-manifest", "files-bundle-targz"]
+DATA_OPS = [
+    "csv-column-stats",
+    "csv-filter-above-mean",
+    "csv-to-sqlite",
+    "sqlite-table-to-csv",
+    "sqlite-add-summary-table",
+    "archive-manifest",
+    "file-sha256-manifest",
+    "files-bundle-targz",
+]
 
 
 def make_db() -> bytes:
@@ -95,8 +106,9 @@ def test_csv_to_sqlite_needs_python_sqlite_and_types_from_full_sample() -> None:
     op = OPERATORS["csv-to-sqlite"]
     assert not op.can_use(csv_art(), discovery(modules=()))
     step = op.build(csv_art(), StepContext(discovery=discovery(), rng=random.Random(1)))
-    assert step.produces[0].details["types"] == {"sales": {"region": "TEXT", "product": "TEXT",
-                                                           "units": "INTEGER", "price": "REAL"}}
+    assert step.produces[0].details["types"] == {
+        "sales": {"region": "TEXT", "product": "TEXT", "units": "INTEGER", "price": "REAL"}
+    }
     huge = "k,v\n" + "".join(f"row{i},{i}\n" for i in range(2000))  # sample cut short: no INTEGER guess
     step = op.build(csv_art(huge), StepContext(discovery=discovery(), rng=random.Random(1)))
     assert step.produces[0].details["types"]["sales"] == {"k": "TEXT", "v": "REAL"}
@@ -112,15 +124,23 @@ def test_sqlite_operators_preconditions() -> None:
         assert OPERATORS[name].can_use(db, discovery(db))
         assert not OPERATORS[name].can_use(db, discovery(db, modules=()))
         assert not OPERATORS[name].can_use(csv_art(), discovery())
-    only_notes = Artifact(path="/app/n.db", kind=Kind.SQLITE, details={
-        "tables": {"notes": ["id", "body"]}, "types": {"notes": {"id": "INTEGER", "body": "TEXT"}},
-        "rows": {"notes": 0}, "views": []})
+    only_notes = Artifact(
+        path="/app/n.db",
+        kind=Kind.SQLITE,
+        details={
+            "tables": {"notes": ["id", "body"]},
+            "types": {"notes": {"id": "INTEGER", "body": "TEXT"}},
+            "rows": {"notes": 0},
+            "views": [],
+        },
+    )
     assert not OPERATORS["sqlite-table-to-csv"].can_use(only_notes, discovery())  # empty table
     numbers_only = artifact("/app/n.db", _db("CREATE TABLE t (a INTEGER, b REAL); INSERT INTO t VALUES (1, 2.0);"))
     assert OPERATORS["sqlite-table-to-csv"].can_use(numbers_only, discovery())
     assert not OPERATORS["sqlite-add-summary-table"].can_use(numbers_only, discovery())  # no text column
-    taken = artifact("/app/n.db", _db("CREATE TABLE t (a TEXT, b REAL); CREATE TABLE t_summary (x);"
-                                      "INSERT INTO t VALUES ('a', 1);"))
+    taken = artifact(
+        "/app/n.db", _db("CREATE TABLE t (a TEXT, b REAL); CREATE TABLE t_summary (x);INSERT INTO t VALUES ('a', 1);")
+    )
     assert not OPERATORS["sqlite-add-summary-table"].can_use(taken, discovery())  # summary name in use
 
 
@@ -156,10 +176,16 @@ def test_file_operators_preconditions(name: str) -> None:
 
 
 def test_siblings_are_the_stable_files_of_the_same_directory() -> None:
-    arts = [csv_art(), artifact("/app/out/notes.txt", b"hi\n"), artifact("/app/out/run.log", b"x\n"),
-            artifact("/app/out/shop.db", make_db()), artifact("/app/other/far.txt", b"no\n")]
-    step = OPERATORS["file-sha256-manifest"].build(arts[0], StepContext(discovery=discovery(*arts),
-                                                                        rng=random.Random(0)))
+    arts = [
+        csv_art(),
+        artifact("/app/out/notes.txt", b"hi\n"),
+        artifact("/app/out/run.log", b"x\n"),
+        artifact("/app/out/shop.db", make_db()),
+        artifact("/app/other/far.txt", b"no\n"),
+    ]
+    step = OPERATORS["file-sha256-manifest"].build(
+        arts[0], StepContext(discovery=discovery(*arts), rng=random.Random(0))
+    )
     assert "FILES, OUT = ['/app/out/notes.txt', '/app/out/sales.csv']," in step.tests
 
 
@@ -207,7 +233,7 @@ def run_built(cwd: Path, name: str, target: Artifact, found: Discovery, seed: in
     before = Path(target.path).read_bytes()
     namespace: dict[str, object] = {}
     source = "\n".join(f"import {m}" for m in step.imports + ["pathlib"]) + "\n" + step.tests
-    exec(compile(source, "step_tests", "exec"), namespace)  # noqa: S102  (our generated checks)
+    exec(compile(source, "step_tests", "exec"), namespace)
     checks = [f for n, f in namespace.items() if n.startswith("test_s1_")]
     assert checks
     for check in checks:
@@ -260,7 +286,8 @@ def test_archive_manifest_runs_on_tar_and_zip(tmp_path) -> None:
     for rel, content in (("b.tar.gz", make_targz()), ("b.zip", make_zip())):
         produced = run_step(tmp_path, "archive-manifest", {rel: content}, rel)
         assert Path(produced.path).read_text().splitlines()[1:] == (
-            ["a.csv,8", "docs/b.txt,4"] if rel.endswith("gz") else ["a.txt,100", "dir/z.txt,3"])
+            ["a.csv,8", "docs/b.txt,4"] if rel.endswith("gz") else ["a.txt,100", "dir/z.txt,3"]
+        )
 
 
 @pytest.mark.parametrize("name", ["file-sha256-manifest", "files-bundle-targz"])
@@ -292,10 +319,16 @@ FILES_PARENT = """mkdir -p /app/out
 printf 'region,units\\nnorth,3\\nsouth,4\\n' > /app/out/units.csv
 printf 'hello\\n' > /app/out/notes.txt
 """
-PARENTS = {"csv-column-stats": CSV_PARENT, "csv-filter-above-mean": CSV_PARENT, "csv-to-sqlite": CSV_PARENT,
-           "sqlite-table-to-csv": DB_PARENT, "sqlite-add-summary-table": DB_PARENT,
-           "archive-manifest": ARCHIVE_PARENT, "file-sha256-manifest": FILES_PARENT,
-           "files-bundle-targz": FILES_PARENT}
+PARENTS = {
+    "csv-column-stats": CSV_PARENT,
+    "csv-filter-above-mean": CSV_PARENT,
+    "csv-to-sqlite": CSV_PARENT,
+    "sqlite-table-to-csv": DB_PARENT,
+    "sqlite-add-summary-table": DB_PARENT,
+    "archive-manifest": ARCHIVE_PARENT,
+    "file-sha256-manifest": FILES_PARENT,
+    "files-bundle-targz": FILES_PARENT,
+}
 
 
 @pytest.mark.docker

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SEEDS, run_async
 from rst_synth.proposers import ProposalError, make_proposer
+from rst_synth.proposers.artifacts import Kind
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
-from rst_synth.proposers.procedural.artifacts import Kind
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator import Validator
-from tests_support import discover_parent, parent_task
+from tests.support.docker import run_async
+from tests.support.operators import discover_parent, parent_task
+from tests.support.tasks import SEEDS
 
 SEED = SEEDS / "access-log-report"
 
@@ -56,7 +57,9 @@ def test_no_applicable_operator_is_a_proposal_error(tmp_path) -> None:
     parent = Task.load(parent_task(tmp_path, "true\n"))  # makes nothing an operator can use
 
     async def work(sandbox):  # type: ignore[no-untyped-def]
-        return await ProceduralProposer(sandbox, ProceduralConfig(operators=["csv-group-totals"])).propose(parent, seed=0)
+        return await ProceduralProposer(sandbox, ProceduralConfig(operators=["csv-group-totals"])).propose(
+            parent, seed=0
+        )
 
     with pytest.raises(ProposalError, match="no_applicable_operator"):
         run_async(work)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import BASE_DOCKERFILE
-from tests_support import assert_accepted, extend_with, parent_task
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind, classify
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind, classify
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators import repo_ops, source_ops
+from tests.support.operators import assert_accepted, extend_with, parent_task
+from tests.support.tasks import BASE_DOCKERFILE
 
 GIT_DOCKERFILE = BASE_DOCKERFILE + (
-    "RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*\n")
+    "RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*\n"
+)
 GIT_PARENT = """mkdir -p /app/repo/src && cd /app/repo
 git init -q -b main
 echo alpha > README.md && printf 'x = 1\\n' > src/mod.py
@@ -68,10 +69,12 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
-SHELL = "#!/bin/bash\nset -eu\n# say hello\necho hi\n\nfor f in a b; do\n  echo \"$f\"\ndone\n"
-SOURCE_PARENT = (f"mkdir -p /app/src\ncat > /app/src/tool.py <<'EOF'\n{PYTHON}EOF\n"
-                 f"cat > /app/src/main.c <<'EOF'\n{C_CODE}EOF\n"
-                 f"cat > /app/run.sh <<'EOF'\n{SHELL}EOF\n")
+SHELL = '#!/bin/bash\nset -eu\n# say hello\necho hi\n\nfor f in a b; do\n  echo "$f"\ndone\n'
+SOURCE_PARENT = (
+    f"mkdir -p /app/src\ncat > /app/src/tool.py <<'EOF'\n{PYTHON}EOF\n"
+    f"cat > /app/src/main.c <<'EOF'\n{C_CODE}EOF\n"
+    f"cat > /app/run.sh <<'EOF'\n{SHELL}EOF\n"
+)
 
 
 def git_artifact(**details: object) -> Artifact:
@@ -117,8 +120,11 @@ def test_tag_never_reuses_an_existing_name() -> None:
 
 
 def test_source_preconditions() -> None:
-    py, c, sh = (file_artifact("/app/src/tool.py", PYTHON), file_artifact("/app/src/main.c", C_CODE),
-                 file_artifact("/app/run.sh", SHELL))
+    py, c, sh = (
+        file_artifact("/app/src/tool.py", PYTHON),
+        file_artifact("/app/src/main.c", C_CODE),
+        file_artifact("/app/run.sh", SHELL),
+    )
     d = discovery(py, c, sh)
     assert OPERATORS["python-source-inventory"].can_use(py, d)
     assert not OPERATORS["python-source-inventory"].can_use(file_artifact("/app/x.py", "x = 1\n"), d)
@@ -136,19 +142,36 @@ def test_c_rule() -> None:
 
 def test_outputs_inside_a_repository_go_next_to_it() -> None:
     repo, py = git_artifact(), file_artifact("/app/repo/src/mod.py", PYTHON)
-    step = OPERATORS["python-source-inventory"].build(py, StepContext(discovery=discovery(repo, py), rng=random.Random(1)))
+    step = OPERATORS["python-source-inventory"].build(
+        py, StepContext(discovery=discovery(repo, py), rng=random.Random(1))
+    )
     assert step.produces[0].path == "/app/repo_mod_inventory.json"
 
 
-@pytest.mark.parametrize("name", ["git-commit-on-branch", "git-log-authors-csv", "git-tag-annotated",
-                                  "python-source-inventory", "c-source-function-list", "shell-script-commands"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "git-commit-on-branch",
+        "git-log-authors-csv",
+        "git-tag-annotated",
+        "python-source-inventory",
+        "c-source-function-list",
+        "shell-script-commands",
+    ],
+)
 def test_build_is_deterministic(name: str) -> None:
-    arts = {Kind.GIT: git_artifact(), Kind.PYTHON_SOURCE: file_artifact("/app/src/tool.py", PYTHON),
-            Kind.C_SOURCE: file_artifact("/app/src/main.c", C_CODE), Kind.SHELL_SCRIPT: file_artifact("/app/run.sh", SHELL)}
+    arts = {
+        Kind.GIT: git_artifact(),
+        Kind.PYTHON_SOURCE: file_artifact("/app/src/tool.py", PYTHON),
+        Kind.C_SOURCE: file_artifact("/app/src/main.c", C_CODE),
+        Kind.SHELL_SCRIPT: file_artifact("/app/run.sh", SHELL),
+    }
     op = OPERATORS[name]
     art = arts[op.kinds[0]]
-    steps = [op.build(art, StepContext(discovery=discovery(*arts.values()), rng=random.Random(11), tag="r1s1"))
-             for _ in range(2)]
+    steps = [
+        op.build(art, StepContext(discovery=discovery(*arts.values()), rng=random.Random(11), tag="r1s1"))
+        for _ in range(2)
+    ]
     assert steps[0] == steps[1]
     assert "test_r1s1_" in steps[0].tests and steps[0].instruction.startswith(("Next, ", "Then "))
     compile(steps[0].tests, name, "exec")

@@ -9,15 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind, classify
-from rst_synth.proposers.procedural.discovery import Discovery
+from rst_synth.proposers.artifacts import Artifact, Kind, classify
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators import json_config_ops, text_json_ops  # noqa: F401
 from rst_synth.validator.static import leaked_solution_line
-from tests_support import assert_accepted, extend_with, parent_task
+from tests.support.operators import assert_accepted, extend_with, parent_task
 
-LOG = ("INFO start worker alpha\nWARN disk low on alpha\nINFO start worker beta\nERROR failed job 42 on beta\n"
-       "INFO start worker alpha\n\nINFO start worker alpha\nDEBUG tick\r\nINFO stop worker beta\n")
+LOG = (
+    "INFO start worker alpha\nWARN disk low on alpha\nINFO start worker beta\nERROR failed job 42 on beta\n"
+    "INFO start worker alpha\n\nINFO start worker alpha\nDEBUG tick\r\nINFO stop worker beta\n"
+)
 ITEMS = """[
   {"id": 1, "region": "north", "amount": 12.5, "tags": ["a", "b"], "meta": {"owner": "ann"}},
   {"id": 2, "region": "south", "amount": 3.25, "tags": [], "meta": {"owner": "bob", "extra": {"x": 1}}},
@@ -27,10 +29,14 @@ ITEMS = """[
 ]
 """
 STATUS = '{"service": "api", "ok": true, "uptime": 12.5, "checks": [{"name": "db", "ms": 3}], "limits": {"cpu": 2}}\n'
-INI = ("[server]\nHost = 0.0.0.0\nport=8080\nbanner = 100% ready ; kept\n\n[paths]\nlogs = /var/log/app\n"
-       "extra = first\n  second\n")
-TOML = ('title = "demo"\n[server]\nhost = "0.0.0.0"\nport = 8080\nratio = 0.5\n'
-        'tags = ["a", "b"]\n[[jobs]]\nname = "x"\n[[jobs]]\nname = "y"\nenabled = false\n')
+INI = (
+    "[server]\nHost = 0.0.0.0\nport=8080\nbanner = 100% ready ; kept\n\n[paths]\nlogs = /var/log/app\n"
+    "extra = first\n  second\n"
+)
+TOML = (
+    'title = "demo"\n[server]\nhost = "0.0.0.0"\nport = 8080\nratio = 0.5\n'
+    'tags = ["a", "b"]\n[[jobs]]\nname = "x"\n[[jobs]]\nname = "y"\nenabled = false\n'
+)
 CASES = {  # operator -> (file name, content) it builds on
     "text-line-stats": ("app.log", LOG),
     "text-pattern-count": ("app.log", LOG),
@@ -89,8 +95,9 @@ def test_json_preconditions() -> None:
     assert not usable("json-records-count-by", "/app/out/n.json", '[{"a": 1}, {"a": 2}]')  # no string key
     assert not usable("json-numeric-summary", "/app/out/s.json", '[{"a": "x"}, {"a": "y"}]')  # no numeric key
     assert not usable("json-numeric-summary", "/app/out/nan.json", '[{"a": NaN}, {"a": 1}]')
-    assert not OPERATORS["json-numeric-summary"].can_use(artifact("/app/out/items.json", ITEMS),
-                                                          Discovery(workdir="/app", tools=[]))
+    assert not OPERATORS["json-numeric-summary"].can_use(
+        artifact("/app/out/items.json", ITEMS), Discovery(workdir="/app", tools=[])
+    )
 
 
 def test_config_preconditions() -> None:
@@ -149,11 +156,16 @@ def test_step_runs_and_its_checks_pass(tmp_path, operator: str) -> None:
             assert {k: v for k, v in produced.details.items() if v is not None}.items() <= details.items()
 
 
-@pytest.mark.parametrize("operator,name,content", [
-    ("config-to-json", "app.toml", TOML), ("json-key-inventory", "status.json", STATUS),
-    ("text-line-stats", "one.txt", "no newline"), ("text-pattern-count", "one.txt", "no newline"),
-    ("text-unique-counts", "one.txt", "no newline"),
-])
+@pytest.mark.parametrize(
+    "operator,name,content",
+    [
+        ("config-to-json", "app.toml", TOML),
+        ("json-key-inventory", "status.json", STATUS),
+        ("text-line-stats", "one.txt", "no newline"),
+        ("text-pattern-count", "one.txt", "no newline"),
+        ("text-unique-counts", "one.txt", "no newline"),
+    ],
+)
 def test_other_inputs_run_locally(tmp_path, operator: str, name: str, content: str) -> None:
     run_locally(tmp_path, operator, name, content)
 
@@ -178,17 +190,28 @@ def test_expected_values(tmp_path) -> None:
     """Spot-check the semantics the instructions state on the fixed inputs."""
     (tmp_path / "a").mkdir()
     step, _ = run_locally(tmp_path / "a", "text-unique-counts", "app.log", LOG)
-    assert Path(step.produces[0].path).read_bytes().decode().startswith(
-        "3\tINFO start worker alpha\n1\t\n1\tDEBUG tick\r\n")
+    assert (
+        Path(step.produces[0].path)
+        .read_bytes()
+        .decode()
+        .startswith("3\tINFO start worker alpha\n1\t\n1\tDEBUG tick\r\n")
+    )
     (tmp_path / "b").mkdir()
     step, _ = run_locally(tmp_path / "b", "json-key-inventory", "items.json", ITEMS)
-    assert "[].meta.extra.x\n[].meta.owner\n[].region\n[].tags\n[].tags[].k\n" in Path(step.produces[0].path).read_text()
+    assert (
+        "[].meta.extra.x\n[].meta.owner\n[].region\n[].tags\n[].tags[].k\n" in Path(step.produces[0].path).read_text()
+    )
     (tmp_path / "c").mkdir()
     step, _ = run_locally(tmp_path / "c", "text-line-stats", "app.log", LOG)
     stats = json.loads(Path(step.produces[0].path).read_text())
     assert stats["lines"] == 9 and stats["words"] == 33
     assert [(w["word"], w["count"]) for w in stats["top_words"]] == [
-        ("info", 5), ("worker", 5), ("alpha", 4), ("start", 4), ("beta", 3)]
+        ("info", 5),
+        ("worker", 5),
+        ("alpha", 4),
+        ("start", 4),
+        ("beta", 3),
+    ]
 
 
 @pytest.mark.docker

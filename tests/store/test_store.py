@@ -6,6 +6,7 @@ import pytest
 
 from rst_synth.report import run_stats
 from rst_synth.store import Store, TaskRow
+from rst_synth.validator import Check, Reason
 
 
 def _report(accepted: bool, failing: str | None = None) -> dict:
@@ -18,8 +19,9 @@ def _report(accepted: bool, failing: str | None = None) -> dict:
 def test_accept_is_atomic_and_closes_the_candidate(tmp_path) -> None:
     store = Store(tmp_path / "run.db")
     store.add_candidate("c1", 1, "p", 7)
-    row = TaskRow(id="t1", name="o/t1", round=1, parent_id="p", root_id="p", path="tasks/r01/t1", steps=["a"],
-                  solution_lines=10)
+    row = TaskRow(
+        id="t1", name="o/t1", round=1, parent_id="p", root_id="p", path="tasks/r01/t1", steps=["a"], solution_lines=10
+    )
     store.accept("c1", row, b"w", b"a")
     assert store.candidate("c1").status == "accepted" and store.candidate("c1").task_id == "t1"
     assert store.task("t1").steps == ["a"]
@@ -38,11 +40,24 @@ def test_stats_per_round(tmp_path) -> None:
         store.add_candidate(cid, 1, "p", i)
         store.add_usage(cid, 100, 50, 0.01)
         store.record_attempt(cid, 0, _report(True), True)
-        store.accept(cid, TaskRow(id=f"t{i}", name=f"o/t{i}", round=1, parent_id="p", root_id="p",
-                                  path=f"x/{i}", solution_lines=lines, executed_commands=lines * 2), b"", b"")
+        store.accept(
+            cid,
+            TaskRow(
+                id=f"t{i}",
+                name=f"o/t{i}",
+                round=1,
+                parent_id="p",
+                root_id="p",
+                path=f"x/{i}",
+                solution_lines=lines,
+                executed_commands=lines * 2,
+            ),
+            b"",
+            b"",
+        )
     store.add_candidate("bad", 1, "p", 9)
     store.record_attempt("bad", 0, _report(False, "parent"), False)
-    store.reject_candidate("bad", "parent", "parent_solution_passes", "")
+    store.reject_candidate("bad", Check.PARENT, Reason.PARENT_PASSES, "")
     store.finish_round(1)
     [stats] = run_stats(store)
     assert (stats.candidates, stats.accepted, stats.rejected) == (4, 3, 1)
@@ -58,8 +73,10 @@ def test_attempts_written_by_the_first_schema_still_count(tmp_path) -> None:
     store = Store(tmp_path / "run.db")
     store.start_round(1)
     store.add_candidate("old", 1, "p", 1)
-    store._db.execute("INSERT INTO attempts(candidate_id, attempt, accepted, checks) VALUES (?, 0, 0, ?)",
-                      ("old", '[{"check": "oracle", "verdict": "fail"}, {"check": "nop", "verdict": "pass"}]'))
+    store._db.execute(
+        "INSERT INTO attempts(candidate_id, attempt, accepted, checks) VALUES (?, 0, 0, ?)",
+        ("old", '[{"check": "oracle", "verdict": "fail"}, {"check": "nop", "verdict": "pass"}]'),
+    )
     store.add_candidate("new", 1, "p", 2)
     store.record_attempt("new", 0, _report(True), True)
     store.close()

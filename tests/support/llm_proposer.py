@@ -6,11 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from llm.fake_server import FakeOpenAI, Reply
-
 from rst_synth.llm import LLM, LLMConfig, make_llm
 from rst_synth.proposers.llm import LLMProposer, LLMProposerConfig
 from rst_synth.sandbox import Sandbox
+from tests.support.fake_server import FakeOpenAI, Reply
 
 __all__ = ["STAGES", "FakeOpenAI", "Reply", "fence", "good_replies", "make_proposer_for", "stage_of", "stage_responder"]
 
@@ -88,5 +87,4 @@ def make_llm_for(server: FakeOpenAI, cache: Path, **config: Any) -> LLM:
 
 
 def make_proposer_for(server: FakeOpenAI, cache: Path, sandbox: Sandbox | None = None, **config: Any) -> LLMProposer:
-    return LLMProposer(sandbox, make_llm_for(server, cache, **config),
-                       LLMProposerConfig(discover=sandbox is not None))
+    return LLMProposer(sandbox, make_llm_for(server, cache, **config), LLMProposerConfig(discover=sandbox is not None))

@@ -4,25 +4,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import run_async, write_task
 from rst_synth.proposers import Proposal
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
-from rst_synth.proposers.procedural.discovery import Discovery
 from rst_synth.task import Task
 from rst_synth.validator import ValidationReport, Validator
+from tests.support.docker import run_async
+from tests.support.tasks import write_task
 
 
 def parent_task(root: Path, solve: str, *, name: str = "parent", dockerfile: str | None = None) -> Path:
     """A parent whose solution produces the artifacts an operator needs; its own test is trivial
     but only passes once the solution ran (so the parent itself is a valid task)."""
-    test = (
-        "from pathlib import Path\n\n"
-        "def test_parent_ran():\n"
-        "    assert Path('/app/.parent-done').exists()\n"
-    )
+    test = "from pathlib import Path\n\ndef test_parent_ran():\n    assert Path('/app/.parent-done').exists()\n"
     kwargs = {"dockerfile": dockerfile} if dockerfile else {}
-    return write_task(root, name=name, solve=solve + "\ntouch /app/.parent-done\n",
-                      tests={"test_parent.py": test}, instruction="Produce the parent's files.\n", **kwargs)
+    return write_task(
+        root,
+        name=name,
+        solve=solve + "\ntouch /app/.parent-done\n",
+        tests={"test_parent.py": test},
+        instruction="Produce the parent's files.\n",
+        **kwargs,
+    )
 
 
 def extend_with(operator: str, parent_dir: Path, seed: int = 0) -> tuple[Proposal, ValidationReport]:

@@ -106,8 +106,13 @@ def test_normal_task_maps_to_the_harbor_layout(tmp_path: Path) -> None:
     assert task.name == "tb1/hello-tb1"
     assert task.instruction == "Write the word hello to /app/out.txt.\n"
     assert sorted(task.files) == [
-        "environment/Dockerfile", "environment/data/input.txt", "solution/solve.sh",
-        "tests/helpers.py", "tests/run-tests.sh", "tests/test.sh", "tests/test_outputs.py",
+        "environment/Dockerfile",
+        "environment/data/input.txt",
+        "solution/solve.sh",
+        "tests/helpers.py",
+        "tests/run-tests.sh",
+        "tests/test.sh",
+        "tests/test_outputs.py",
     ]
     assert task.text(TaskPaths.SOLVE) == (src / "solution.sh").read_text()
     assert task.text("tests/run-tests.sh") == OFFLINE_RUN_TESTS
@@ -143,8 +148,10 @@ def test_metadata_and_unknown_keys_survive_save_and_load(tmp_path: Path) -> None
 
 
 def test_older_descriptions_form_gives_the_base_instruction(tmp_path: Path) -> None:
-    task_yaml = ("descriptions:\n  - key: base\n    description: Do the base thing.\n"
-                 "  - key: hard\n    description: Do the hard thing.\n")
+    task_yaml = (
+        "descriptions:\n  - key: base\n    description: Do the base thing.\n"
+        "  - key: hard\n    description: Do the hard thing.\n"
+    )
     task = convert_tb1(write_tb1(tmp_path, task_yaml=task_yaml))
     assert task.instruction == "Do the base thing.\n"
     assert task.config.metadata.model_dump()["tb1"]["descriptions"][1]["key"] == "hard"
@@ -168,8 +175,11 @@ def test_offline_pytest_on_a_python_base_uses_pip_and_restores_the_user(tmp_path
     run_tests = "#!/bin/bash\npip install pytest\npytest $TEST_DIR/test_outputs.py\n"
     added = convert_tb1(write_tb1(tmp_path, dockerfile=dockerfile, run_tests=run_tests, compose=None)).dockerfile
     lines = added.removeprefix(dockerfile).splitlines()
-    assert lines[1:] == ["USER root", "RUN PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-cache-dir pytest",
-                         "USER agent"]
+    assert lines[1:] == [
+        "USER root",
+        "RUN PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-cache-dir pytest",
+        "USER agent",
+    ]
 
 
 def test_offline_pytest_without_test_outputs_runs_every_test_module(tmp_path: Path) -> None:

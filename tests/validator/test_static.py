@@ -24,11 +24,17 @@ def test_good_task_passes(task_factory) -> None:
         ({"tests": {"test_a.py": "def test(:\n"}}, Reason.TESTS_DO_NOT_COMPILE, "tests/test_a.py"),
         ({"tests": {"helper.py": "x = 1\n"}}, Reason.NO_TESTS, "tests/"),
         ({"instruction": "  \n"}, Reason.EMPTY_INSTRUCTION, "instruction.md"),
-        ({"dockerfile": "FROM debian:bookworm-slim\nCOPY solution/solve.sh /s.sh\n"}, Reason.COPIES_SOLUTION, "Dockerfile"),
+        (
+            {"dockerfile": "FROM debian:bookworm-slim\nCOPY solution/solve.sh /s.sh\n"},
+            Reason.COPIES_SOLUTION,
+            "Dockerfile",
+        ),
         ({"dockerfile": "FROM debian:bookworm-slim\nADD --chown=1 ./tests /t\n"}, Reason.COPIES_TESTS, "Dockerfile"),
         (
-            {"solve": "grep -c ERROR /app/logs/app.log > /app/errors.txt\n",
-             "instruction": "Run `grep -c ERROR /app/logs/app.log > /app/errors.txt`.\n"},
+            {
+                "solve": "grep -c ERROR /app/logs/app.log > /app/errors.txt\n",
+                "instruction": "Run `grep -c ERROR /app/logs/app.log > /app/errors.txt`.\n",
+            },
             Reason.SOLUTION_IN_INSTRUCTION,
             "instruction.md",
         ),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import GREETING_TEST, load, our_containers, run_async
 from rst_synth.validator import Check, Reason, ValidationReport, Validator, ValidatorConfig, Verdict
+from tests.support.docker import our_containers, run_async
+from tests.support.tasks import GREETING_TEST, load
 
 pytestmark = pytest.mark.docker
 
@@ -19,7 +20,7 @@ def validate(task_dir, parent_dir=None, **config) -> ValidationReport:
 def test_good_task_is_accepted_with_figures(task_factory) -> None:
     report = validate(task_factory(solve="mkdir -p /app\nfor w in hello; do echo $w; done > /app/out.txt\n"))
     assert report.accepted, report.first_failure
-    assert [c.check for c in report.checks] == [c for c in Check if c is not Check.NOVELTY]
+    assert [c.check for c in report.checks] == [c for c in Check if c not in (Check.PROPOSE, Check.NOVELTY)]
     assert report.result(Check.PARENT).reason is Reason.NO_PARENT
     assert report.figures.solution_lines == 3  # set -e, mkdir, the loop
     # set -e, mkdir, one echo: xtrace sees at least these
@@ -37,7 +38,7 @@ def test_tests_passing_untouched_environment_rejected_by_nop(task_factory) -> No
 
 def test_random_outcome_rejected_by_determinism(task_factory) -> None:
     # Passes with probability 1/2 per run; 10 reruns make a pass of all of them a 1/1024 event.
-    flaky = 'if [ $(( $(od -An -N1 -tu1 /dev/urandom) % 2 )) -eq 0 ]; then echo hello > /app/out.txt; fi\n'
+    flaky = "if [ $(( $(od -An -N1 -tu1 /dev/urandom) % 2 )) -eq 0 ]; then echo hello > /app/out.txt; fi\n"
     task_dir = task_factory(solve=flaky)
     for _ in range(10):
         report = validate(task_dir, determinism_runs=10)
@@ -57,8 +58,11 @@ def test_child_whose_parent_solution_already_passes_rejected(task_factory) -> No
     assert report.first_failure.reason is Reason.PARENT_PASSES
 
     extra_test = GREETING_TEST + '\ndef test_extra():\n    assert Path("/app/extra.txt").exists()\n'
-    real_child = task_factory(name="child2", solve="echo hello > /app/out.txt\necho extra > /app/extra.txt\n",
-                              tests={"test_outputs.py": extra_test})
+    real_child = task_factory(
+        name="child2",
+        solve="echo hello > /app/out.txt\necho extra > /app/extra.txt\n",
+        tests={"test_outputs.py": extra_test},
+    )
     report = validate(real_child, parent)
     assert report.accepted, report.first_failure
     assert report.result(Check.PARENT).passed
@@ -73,9 +77,10 @@ def test_solution_that_needs_the_network_fails(task_factory) -> None:
 
 
 def test_solution_past_its_timeout_is_killed_and_removed(task_factory) -> None:
-    slow = task_factory(solve="sleep 120\necho hello > /app/out.txt\n",
-                        toml_extra="")
-    (slow / "task.toml").write_text((slow / "task.toml").read_text().replace("[agent]\ntimeout_sec = 60", "[agent]\ntimeout_sec = 3"))
+    slow = task_factory(solve="sleep 120\necho hello > /app/out.txt\n", toml_extra="")
+    (slow / "task.toml").write_text(
+        (slow / "task.toml").read_text().replace("[agent]\ntimeout_sec = 60", "[agent]\ntimeout_sec = 3")
+    )
     report = validate(slow)
     oracle = report.result(Check.ORACLE)
     assert (oracle.verdict, oracle.reason) == (Verdict.FAIL, Reason.SOLUTION_TIMEOUT)
@@ -99,7 +104,7 @@ def test_build_failure_is_reported_with_log(task_factory) -> None:
 
 
 def test_image_with_a_non_root_user_is_validated(task_factory) -> None:
-    from conftest import BASE_DOCKERFILE
+    from tests.support.tasks import BASE_DOCKERFILE
 
     dockerfile = BASE_DOCKERFILE + "RUN useradd -m agent && chown agent /app\nUSER agent\n"
     report = validate(task_factory(dockerfile=dockerfile))

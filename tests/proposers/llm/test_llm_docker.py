@@ -6,12 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_async, write_task
-from llm_proposer_support import WEAK_TESTS, FakeOpenAI, good_replies, make_proposer_for, stage_of, stage_responder
 from rst_synth.proposers import Proposal
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
 from rst_synth.validator import ValidationReport, Validator
+from tests.support.docker import run_async
+from tests.support.llm_proposer import (
+    WEAK_TESTS,
+    FakeOpenAI,
+    good_replies,
+    make_proposer_for,
+    stage_of,
+    stage_responder,
+)
+from tests.support.tasks import write_task
 
 pytestmark = pytest.mark.docker
 

@@ -9,8 +9,13 @@ from typing import Any
 
 import pytest
 
-from conftest import write_task
-from llm_proposer_support import (
+from rst_synth.llm import LLMConfig
+from rst_synth.proposers import Proposal, ProposalError, make_proposer
+from rst_synth.proposers.llm import LLMProposalError, LLMProposer, LLMProposerConfig, parts_of
+from rst_synth.task import Task
+from rst_synth.validator import ValidationReport
+from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from tests.support.llm_proposer import (
     GOOD_ADDENDUM,
     GOOD_STEPS,
     GOOD_TESTS,
@@ -24,12 +29,7 @@ from llm_proposer_support import (
     stage_of,
     stage_responder,
 )
-from rst_synth.llm import LLMConfig
-from rst_synth.proposers import Proposal, ProposalError, make_proposer
-from rst_synth.proposers.llm import LLMProposalError, LLMProposer, LLMProposerConfig, parts_of
-from rst_synth.task import Task
-from rst_synth.validator import ValidationReport
-from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from tests.support.tasks import write_task
 
 
 def small_parent(tmp_path: Path) -> Task:
@@ -72,8 +72,11 @@ def test_three_stages_in_order_make_the_child(tmp_path: Path) -> None:
 def test_dockerfile_lines_are_appended(tmp_path: Path) -> None:
     parent = small_parent(tmp_path)
     replies = good_replies()
-    replies["extend"] += fence("dockerfile", "environment/Dockerfile.append",
-                               "RUN apt-get update && apt-get install -y --no-install-recommends jq")
+    replies["extend"] += fence(
+        "dockerfile",
+        "environment/Dockerfile.append",
+        "RUN apt-get update && apt-get install -y --no-install-recommends jq",
+    )
     with FakeOpenAI() as server:
         server.responder = stage_responder(replies)
         child = propose(server, tmp_path / "cache", parent).task
@@ -102,26 +105,40 @@ def test_theme_is_drawn_from_the_seed(tmp_path: Path) -> None:
 
 
 BROKEN_PYTHON = fence("python", "tests/test_step_r1.py", "def test_x(:\n    pass")
-LENGTH_BODY = json.dumps({
-    "id": "x", "object": "chat.completion", "created": 0, "model": "fake-model",
-    "choices": [{"index": 0, "finish_reason": "length",
-                 "message": {"role": "assistant", "content": "```bash path=solution/steps.sh\necho cut"}}],
-    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+LENGTH_BODY = json.dumps(
+    {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-model",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": "```bash path=solution/steps.sh\necho cut"},
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+)
 
 
-@pytest.mark.parametrize("stage, reply, reason", [
-    ("extend", "I cannot help with that.", "no_code_block"),
-    ("extend", fence("python", "solution/steps.sh", "print('hi')"), "wrong_language"),
-    ("extend", "```bash path=solution/steps.sh\necho cut off here", "truncated"),
-    ("extend", Reply(raw_body=LENGTH_BODY), "truncated"),
-    ("realign_tests", BROKEN_PYTHON, "invalid_python"),
-    ("realign_tests", "```python path=tests/test_step_r1.py\n\n```", "empty_block"),
-    ("realign_instruction", fence("bash", "solution/steps.sh", "true"), "wrong_language"),
-    ("realign_tests", fence("python", "lib/helpers.py", "X = 1"), "missing_block"),
-    ("extend", Reply(status=401), "llm_error"),
-    ("realign_tests", Reply(status=400), "llm_error"),
-    ("extend", Reply(content=None), "llm_error"),
-])
+@pytest.mark.parametrize(
+    "stage, reply, reason",
+    [
+        ("extend", "I cannot help with that.", "no_code_block"),
+        ("extend", fence("python", "solution/steps.sh", "print('hi')"), "wrong_language"),
+        ("extend", "```bash path=solution/steps.sh\necho cut off here", "truncated"),
+        ("extend", Reply(raw_body=LENGTH_BODY), "truncated"),
+        ("realign_tests", BROKEN_PYTHON, "invalid_python"),
+        ("realign_tests", "```python path=tests/test_step_r1.py\n\n```", "empty_block"),
+        ("realign_instruction", fence("bash", "solution/steps.sh", "true"), "wrong_language"),
+        ("realign_tests", fence("python", "lib/helpers.py", "X = 1"), "missing_block"),
+        ("extend", Reply(status=401), "llm_error"),
+        ("realign_tests", Reply(status=400), "llm_error"),
+        ("extend", Reply(content=None), "llm_error"),
+    ],
+)
 def test_malformed_replies_become_proposal_errors(tmp_path: Path, stage: str, reply: str | Reply, reason: str) -> None:
     parent = small_parent(tmp_path)
     replies: dict[str, str | Reply] = {**good_replies(), stage: reply}
@@ -134,7 +151,8 @@ def test_malformed_replies_become_proposal_errors(tmp_path: Path, stage: str, re
     # What the calls before the failure cost is kept on the error.
     assert isinstance(caught.value, LLMProposalError)
     assert caught.value.usage.calls == [r for r in ("extend", "realign_tests", "realign_instruction")].index(stage) + (
-        0 if reason == "llm_error" else 1)
+        0 if reason == "llm_error" else 1
+    )
 
 
 def test_same_seed_again_is_served_from_the_cache(tmp_path: Path) -> None:
@@ -155,10 +173,19 @@ def test_same_seed_again_is_served_from_the_cache(tmp_path: Path) -> None:
 
 
 def rejection(reason: Reason, check: Check, tail: str) -> ValidationReport:
-    return ValidationReport(task="x", checks=[
-        CheckResult(check=Check.STATIC, verdict=Verdict.PASS, reason=Reason.OK),
-        CheckResult(check=check, verdict=Verdict.FAIL, reason=reason, detail="the parent's solution reached reward 1",
-                    output_tail=tail)])
+    return ValidationReport(
+        task="x",
+        checks=[
+            CheckResult(check=Check.STATIC, verdict=Verdict.PASS, reason=Reason.OK),
+            CheckResult(
+                check=check,
+                verdict=Verdict.FAIL,
+                reason=reason,
+                detail="the parent's solution reached reward 1",
+                output_tail=tail,
+            ),
+        ],
+    )
 
 
 def test_repair_shows_the_rejection_and_keeps_what_it_does_not_replace(tmp_path: Path) -> None:
@@ -231,8 +258,9 @@ def test_registered_as_llm_and_options_reach_the_config(tmp_path: Path) -> None:
 
 def test_a_missing_key_is_an_llm_error_at_first_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RST_TEST_NO_KEY", raising=False)
-    proposer = LLMProposer(None, llm_config=LLMConfig(model="m", base_url="https://api.example.invalid/v1",
-                                                       api_key_env="RST_TEST_NO_KEY"))
+    proposer = LLMProposer(
+        None, llm_config=LLMConfig(model="m", base_url="https://api.example.invalid/v1", api_key_env="RST_TEST_NO_KEY")
+    )
     with pytest.raises(ProposalError) as caught:
         asyncio.run(proposer.propose(small_parent(tmp_path), seed=0))
     assert caught.value.reason == "llm_error" and "RST_TEST_NO_KEY" in str(caught.value)

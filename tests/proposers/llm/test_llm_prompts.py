@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_task
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.llm import THEMES, Parts, PromptBudgets, build_child, parts_of, prompt_tokens
 from rst_synth.proposers.llm.budget import budget_rows, markdown_table, synthetic_parent
 from rst_synth.proposers.llm.prompts import (
@@ -17,16 +18,20 @@ from rst_synth.proposers.llm.prompts import (
     step_tag,
     summarize_tests,
 )
-from rst_synth.proposers.procedural.artifacts import Artifact, Kind
-from rst_synth.proposers.procedural.discovery import Discovery
 from rst_synth.task import Task, TaskConfig
+from tests.support.tasks import write_task
 
 REPO = Path(__file__).resolve().parents[3]
 
 
 def discovery() -> Discovery:
-    csv = Artifact(path="/app/report/counts.csv", kind=Kind.CSV, size=40,
-                   details={"header": ["status", "count"], "rows": 2}, sample="status,count\n200,5\n404,1\n")
+    csv = Artifact(
+        path="/app/report/counts.csv",
+        kind=Kind.CSV,
+        size=40,
+        details={"header": ["status", "count"], "rows": 2},
+        sample="status,count\n200,5\n404,1\n",
+    )
     return Discovery(workdir="/app", artifacts=[csv], tools=["python3", "awk"], python_modules=["sqlite3"])
 
 
@@ -75,8 +80,14 @@ def test_prompts_stay_bounded_and_grow_sublinearly() -> None:
         assert sizes[400][stage] < 6000, (stage, sizes[400])
         assert sizes[400][stage] < 2 * sizes[50][stage]  # 8x the solution, well under 2x the prompt
         assert sizes[800][stage] <= sizes[400][stage] * 1.05  # past the budgets: flat
-    assert sizes[400]["extend"] < prompt_tokens(synthetic_parent(400), budgets=PromptBudgets(
-        solution_chars=10**9, instruction_chars=10**9, tests_chars=10**9))["extend"] / 2
+    assert (
+        sizes[400]["extend"]
+        < prompt_tokens(
+            synthetic_parent(400),
+            budgets=PromptBudgets(solution_chars=10**9, instruction_chars=10**9, tests_chars=10**9),
+        )["extend"]
+        / 2
+    )
 
 
 def test_budget_table_has_a_row_per_size() -> None:
@@ -88,13 +99,21 @@ def test_budget_table_has_a_row_per_size() -> None:
 def test_child_assembly_realigns_everything_and_parts_come_back(tmp_path: Path) -> None:
     parent = Task.load(write_task(tmp_path, solve="echo hello > /app/out.txt\nexit 0\n"))
     assert step_tag(parent) == "r1"
-    parts = Parts(theme=THEMES[1], tag="r1", steps="cp /app/out.txt /app/copy.txt\n",
-                  tests="from pathlib import Path\n\ndef test_copy():\n    assert Path('/app/copy.txt').exists()\n",
-                  addendum="Then copy `/app/out.txt` to `/app/copy.txt`.\n", dockerfile_append="RUN true\n")
+    parts = Parts(
+        theme=THEMES[1],
+        tag="r1",
+        steps="cp /app/out.txt /app/copy.txt\n",
+        tests="from pathlib import Path\n\ndef test_copy():\n    assert Path('/app/copy.txt').exists()\n",
+        addendum="Then copy `/app/out.txt` to `/app/copy.txt`.\n",
+        dockerfile_append="RUN true\n",
+    )
     child = build_child(parent, parts, ["/app/out.txt"])
     assert child.solve_sh.startswith(parent.solve_sh.replace("exit 0\n", "").rstrip("\n"))
     assert "exit 0" not in child.solve_sh
-    assert "# --- step r1: data-validation, building on /app/out.txt ---\ncp /app/out.txt /app/copy.txt\n" in child.solve_sh
+    assert (
+        "# --- step r1: data-validation, building on /app/out.txt ---\ncp /app/out.txt /app/copy.txt\n"
+        in child.solve_sh
+    )
     assert child.text("tests/test_step_r1.py") == parts.tests
     assert child.instruction.startswith(parent.instruction.rstrip()) and parts.addendum.strip() in child.instruction
     assert child.dockerfile == parent.dockerfile + "RUN true\n"

@@ -1,0 +1,149 @@
+"""The engine's logic on the fake sandbox and proposer: rounds, resume, budgets, repair, frontier,
+novelty; no container, milliseconds each."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from rst_synth.engine import Engine, SynthConfig, frontier
+from rst_synth.store import RunPaths, Store
+from rst_synth.task import Task
+from rst_synth.validator import Validator, ValidatorConfig
+from tests.support.fakes import FakeProposer, FakeSandbox, touch_test
+from tests.support.tasks import write_task
+
+
+def fake_seeds(root: Path, count: int) -> Path:
+    seeds = root / "seeds"
+    for k in range(count):
+        write_task(
+            seeds,
+            name=f"seed{k}",
+            solve=f"touch /app/seed{k}\n",
+            tests={"test_outputs.py": touch_test(f"/app/seed{k}")},
+            instruction=f"Create /app/seed{k}.\n",
+        )
+    return seeds
+
+
+def run_engine(
+    run: Path, seeds: Path, proposer: FakeProposer, sandbox: FakeSandbox | None = None, **options: object
+) -> tuple[str, Store]:
+    config = SynthConfig(seeds_dir=str(seeds), **options)  # type: ignore[arg-type]
+    paths = RunPaths(run)
+    paths.root.mkdir(parents=True, exist_ok=True)
+    store = Store(paths.db)
+    sandbox = sandbox or FakeSandbox()
+    engine = Engine(config, paths, store, proposer, Validator(sandbox, ValidatorConfig()))
+    return asyncio.run(engine.run()), store
+
+
+def test_rounds_grow_with_lineage_and_disk_agrees_with_store(tmp_path: Path) -> None:
+    sandbox = FakeSandbox()
+    reason, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 2), FakeProposer(), sandbox, rounds=2, fanout=2)
+    assert reason == "done"
+    assert [len(store.tasks(r)) for r in range(3)] == [2, 4, 8]
+    for row in store.tasks():
+        task = Task.load(tmp_path / "run" / row.path)
+        lineage = task.config.metadata.lineage
+        assert (lineage.round if lineage else 0) == row.round
+        if row.round:
+            assert row.parent_id and store.task(row.parent_id) is not None
+            assert task.config.metadata.metrics and task.config.metadata.metrics.solution_lines == row.solution_lines
+    assert sandbox.live == 0 and sandbox.containers > 0
+
+
+def test_a_crash_mid_round_resumes_without_repaying_finished_candidates(tmp_path: Path) -> None:
+    seeds = fake_seeds(tmp_path, 3)
+    crashing = FakeProposer(crash_after=8)  # round 1 (6 candidates) done, round 2 cut off
+    with pytest.raises(RuntimeError, match="crashed"):
+        run_engine(tmp_path / "run", seeds, crashing, rounds=2, fanout=2, proposal_workers=1, validation_workers=1)
+    before = Store(RunPaths(tmp_path / "run").db)
+    finished = {c.id for c in before.candidates() if c.status != "pending"}
+    accepted_before = {t.id for t in before.tasks()}
+    before.close()
+
+    resumed = FakeProposer()
+    reason, store = run_engine(tmp_path / "run", seeds, resumed, rounds=2, fanout=2)
+    assert reason == "done"
+    assert accepted_before <= {t.id for t in store.tasks()}
+    assert not [c for c in store.candidates() if c.status == "pending"]
+    finished_children = [c for c in store.candidates() if c.id in finished and c.round > 0]
+    assert finished_children, "the crash came after some children were finished"
+    for c in finished_children:
+        parent = store.task(c.parent_id or "")
+        assert parent is not None
+        assert resumed.calls[f"propose:{parent.name.rsplit('/', 1)[-1]}:{c.seed}"] == 0
+    ids = [t.id for t in store.tasks()]
+    assert len(ids) == len(set(ids)) == 3 + 6 + 12
+
+
+def test_max_candidates_stops_at_a_candidate_boundary(tmp_path: Path) -> None:
+    reason, store = run_engine(
+        tmp_path / "run", fake_seeds(tmp_path, 2), FakeProposer(), rounds=3, fanout=2, max_candidates=5
+    )
+    assert reason == "max_candidates (5) reached"
+    assert store.candidate_count() == 5
+
+
+def test_max_usd_stops_once_spend_reaches_it(tmp_path: Path) -> None:
+    reason, store = run_engine(
+        tmp_path / "run",
+        fake_seeds(tmp_path, 2),
+        FakeProposer(cost_per_call=0.01),
+        rounds=3,
+        fanout=2,
+        max_usd=0.03,
+        proposal_workers=1,
+        validation_workers=1,
+    )
+    assert reason.startswith("max_usd")
+    assert 0.03 <= store.total_cost() < 0.03 + 0.01 * 3  # in-flight candidates finish, no new one starts
+
+
+def test_a_broken_proposal_is_repaired_and_its_attempts_recorded(tmp_path: Path) -> None:
+    proposer = FakeProposer(broken=True)
+    reason, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 1), proposer, rounds=1, fanout=1, repairs=1)
+    assert reason == "done"
+    (child,) = store.tasks(1)
+    assert child.repair_attempts == 1
+    (candidate,) = store.candidates(1)
+    assert candidate.attempts == 2
+    assert sum(v for k, v in proposer.calls.items() if k.startswith("repair:")) == 1
+
+
+def test_without_repairs_a_broken_proposal_is_rejected_with_its_reason(tmp_path: Path) -> None:
+    proposer = FakeProposer(broken=True)
+    _, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 1), proposer, rounds=1, fanout=1, repairs=0)
+    (candidate,) = store.candidates(1)
+    assert (candidate.status, candidate.rejection_check, candidate.rejection_reason) == (
+        "rejected",
+        "oracle",
+        "tests_failed",
+    )
+
+
+def test_a_proposal_error_is_a_propose_rejection_with_its_cost(tmp_path: Path) -> None:
+    proposer = FakeProposer(failing=True, cost_per_call=0.02)
+    reason, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 1), proposer, rounds=1, fanout=1)
+    assert reason == "done"
+    (candidate,) = store.candidates(1)
+    assert (candidate.rejection_check, candidate.rejection_reason) == ("propose", "no_applicable_operator")
+    assert candidate.cost_usd == pytest.approx(0.02)
+
+
+def test_twins_are_rejected_as_near_duplicates(tmp_path: Path) -> None:
+    _, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 1), FakeProposer(twins=True), rounds=1, fanout=3)
+    statuses = sorted((c.status, c.rejection_reason) for c in store.candidates(1))
+    assert statuses == [("accepted", None), ("rejected", "near_duplicate"), ("rejected", "near_duplicate")]
+
+
+def test_frontier_samples_round_robin_across_root_seeds(tmp_path: Path) -> None:
+    _, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 3), FakeProposer(), rounds=1, fanout=4)
+    assert len(store.tasks(1)) == 12
+    chosen = frontier(store, 2, cap=3, run_seed=0)
+    assert sorted(row.root_id for row in chosen) == ["seed0", "seed1", "seed2"]
+    assert [r.id for r in chosen] == [r.id for r in frontier(store, 2, cap=3, run_seed=0)]

@@ -1,0 +1,189 @@
+"""A fake Sandbox and a fake Proposer, so the engine's logic runs in milliseconds.
+
+The fake sandbox understands a tiny subset of bash and pytest, the same subset the real engine
+runs: solve.sh lines `touch PATH` create files, test modules assert `Path("PATH").exists()`, and
+the verifier writes reward 1 when every such path exists. Tasks written for it are therefore real
+tasks too; they simply need no container.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import PurePosixPath
+from typing import Any
+
+from rst_synth.proposers import Proposal, ProposalError, Usage
+from rst_synth.proposers.child import Extension, NewStep, assemble_child
+from rst_synth.sandbox import ExecResult, ImageInfo, Limits
+from rst_synth.task import Task, TaskPaths
+from rst_synth.validator import Reason, ValidationReport
+
+P = TaskPaths
+_TOUCH = re.compile(r"^\s*touch\s+(\S+)\s*$", re.MULTILINE)
+_EXISTS = re.compile(r"""Path\(["']([^"']+)["']\)\.exists\(\)""")
+
+
+class FakeContainer:
+    """A container as a dict of files."""
+
+    def __init__(self, sandbox: FakeSandbox) -> None:
+        self.sandbox = sandbox
+        self.files: dict[str, bytes] = {}
+
+    async def exec(
+        self, command: str, *, timeout: float, env: dict[str, str] | None = None, user: str | None = None
+    ) -> ExecResult:
+        self.sandbox.execs += 1
+        if "solve.sh" in command:
+            script = self.files.get(f"{P.CONTAINER_SOLUTION_DIR}/solve.sh", b"").decode()
+            if "sleep infinity" in script:
+                return ExecResult(exit_code=None, output="", duration_sec=timeout, timed_out=True)
+            commands = [line for line in script.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+            for path in _TOUCH.findall(script):
+                self.files[path] = b""
+            if "BASH_XTRACEFD" in command:
+                self.files[str(P.CONTAINER_XTRACE_LOG)] = "".join(f"+ {c}\n" for c in commands).encode()
+            return ExecResult(exit_code=0, output="", duration_sec=0.01)
+        if "test.sh" in command:
+            wanted = [
+                path
+                for rel, body in self.files.items()
+                if rel.startswith(f"{P.CONTAINER_TESTS_DIR}/") and rel.endswith(".py")
+                for path in _EXISTS.findall(body.decode())
+            ]
+            passed = bool(wanted) and all(path in self.files for path in wanted)
+            self.files[str(P.CONTAINER_REWARD_TXT)] = b"1\n" if passed else b"0\n"
+            missing = [path for path in wanted if path not in self.files]
+            return ExecResult(exit_code=0, output=f"missing: {missing}" if missing else "passed", duration_sec=0.01)
+        return ExecResult(exit_code=0, output="", duration_sec=0.0)
+
+    async def put_files(
+        self,
+        files: dict[str, bytes],
+        dest: PurePosixPath,
+        executable: set[str] | None = None,
+        open_dirs: tuple[str, ...] = (),
+    ) -> None:
+        for rel, body in files.items():
+            self.files[str(PurePosixPath(dest) / rel)] = body
+
+    async def read_file(self, path: PurePosixPath) -> bytes | None:
+        return self.files.get(str(path))
+
+    async def get_archive(self, path: PurePosixPath) -> bytes | None:
+        return None
+
+
+class FakeSandbox:
+    """The Sandbox protocol without an engine: images are hashes, containers are dicts."""
+
+    def __init__(self) -> None:
+        self.images: set[str] = set()
+        self.containers = 0
+        """Containers made so far."""
+        self.live = 0
+        """Containers alive now (0 once every check has ended)."""
+        self.execs = 0
+
+    async def ensure_image(self, context: dict[str, bytes], context_hash: str, *, timeout: float) -> ImageInfo:
+        tag = f"fake:{context_hash[:12]}"
+        built = tag not in self.images
+        self.images.add(tag)
+        return ImageInfo(tag=tag, built=built, build_sec=0.0)
+
+    @asynccontextmanager
+    async def container(self, image: str, limits: Limits) -> AsyncIterator[FakeContainer]:
+        self.containers += 1
+        self.live += 1
+        try:
+            yield FakeContainer(self)
+        finally:
+            self.live -= 1
+
+    async def close(self) -> None:
+        return None
+
+    async def prune(self) -> int:
+        return 0
+
+    def remove_all_sync(self) -> None:
+        return None
+
+
+def touch_test(path: str) -> str:
+    """A test module the fake sandbox (and real pytest) passes once `path` exists."""
+    return f'from pathlib import Path\n\n\ndef test_made():\n    assert Path("{path}").exists()\n'
+
+
+class FakeProposer:
+    """Each child adds one step that touches a new file and a test that checks it.
+
+    Knobs: `broken`: every first proposal has a test that wants a file the step never makes (a repair
+    fixes it); `failing`: every proposal raises ProposalError; `twins` makes every seed propose the same child;
+    `cost_per_call` bills each propose and repair like a model call."""
+
+    name = "fake"
+
+    def __init__(
+        self,
+        *,
+        broken: bool = False,
+        failing: bool = False,
+        twins: bool = False,
+        cost_per_call: float = 0.0,
+        crash_after: int | None = None,
+    ) -> None:
+        self.broken, self.failing = broken, failing
+        self.twins, self.cost_per_call, self.crash_after = twins, cost_per_call, crash_after
+        self.calls: Counter[str] = Counter()
+        """Calls per "propose:<parent>:<seed>" and "repair:<parent>:<seed>"."""
+        self.closed = False
+
+    async def propose(self, parent: Task, *, seed: int) -> Proposal:
+        self._count(f"propose:{parent.short_name}:{seed}")
+        usage = Usage(calls=1, cost_usd=self.cost_per_call, tokens_in=100, tokens_out=10)
+        if self.failing:
+            raise ProposalError(Reason.NO_APPLICABLE_OPERATOR, "nothing applies", usage)
+        return self._proposal(parent, seed, usage, broken=self.broken)
+
+    async def repair(self, parent: Task, rejected: Proposal, report: ValidationReport, *, attempt: int) -> Proposal:
+        self._count(f"repair:{parent.short_name}:{rejected.seed}")
+        usage = rejected.usage.model_copy(
+            update={"calls": rejected.usage.calls + 1, "cost_usd": rejected.usage.cost_usd + self.cost_per_call}
+        )
+        return self._proposal(parent, rejected.seed, usage, broken=False)
+
+    async def close(self) -> None:
+        self.closed = True
+
+    def _count(self, key: str) -> None:
+        self.calls[key] += 1
+        if self.crash_after is not None and sum(self.calls.values()) > self.crash_after:
+            raise RuntimeError("the proposer crashed (as a killed process would stop)")
+
+    def _proposal(self, parent: Task, seed: int, usage: Usage, *, broken: bool) -> Proposal:
+        lineage = parent.config.metadata.lineage
+        round_ = (lineage.round if lineage else 0) + 1
+        made = f"/app/r{round_}-{'same' if self.twins else seed}-{parent.short_name[:20]}"
+        wanted = made + ("-never" if broken else "")
+        step = NewStep(
+            name="touch",
+            tag=f"r{round_}s1",
+            consumes=[],
+            solution=f"touch {made}\n",
+            test_module=touch_test(wanted),
+            instruction=f"Create the file {wanted}.",
+        )
+        child = assemble_child(parent, Extension(steps=[step]), proposer=self.name)
+        return Proposal(task=child, steps=["touch"], seed=seed, usage=usage)
+
+
+def make_fake_proposer(sandbox: Any = None, cache_dir: Any = None, **options: Any) -> FakeProposer:
+    """A factory the registry reaches by dotted path (tests.support.fakes:make_fake_proposer)."""
+    return FakeProposer(**options)
+
+
+__all__ = ["FakeContainer", "FakeProposer", "FakeSandbox", "make_fake_proposer", "touch_test"]
