@@ -9,6 +9,7 @@ import time
 
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from rst_synth.validator.prechecks import new_step_problem
 
 LEAK_MIN_CHARS = 32
 """A solution line at least this long appearing verbatim in the instruction is a leak."""
@@ -51,7 +52,7 @@ def _first_problem(task: Task) -> tuple[Reason, str] | None:
     leaked = leaked_solution_line(task.instruction, task.solve_sh)
     if leaked:
         return Reason.SOLUTION_IN_INSTRUCTION, f"{TaskPaths.INSTRUCTION}: contains solution line {leaked[:60]!r}"
-    return None
+    return new_step_problem(task)
 
 
 def _is_test_module(rel: str) -> bool:
