@@ -8,6 +8,8 @@
 #   RST_DOCKERD_LOG   where a dockerd started here logs (default: /var/log/rst-dockerd.log)
 #   RST_PYTHON        the interpreter that creates .venv (default: python3 on PATH)
 #   RST_SKIP_PIP=1    do not create .venv or (re)install the Python package
+#   RST_HARBOR_PYTHON a Python >= 3.12 for .venv-harbor (default: the first one found)
+#   RST_SKIP_HARBOR=1 do not install Harbor into .venv-harbor
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -92,6 +94,33 @@ if [ -x "$venv/bin/rst" ]; then
       *":$(dirname "$link"):"*) say "note: rst on this PATH is ${found:-missing}, not $link (an earlier PATH entry shadows it)" ;;
       *) say "note: $(dirname "$link") is not on PATH; add it, or run $venv/bin/rst" ;;
     esac
+  fi
+fi
+
+# 1b. Harbor itself, for the interop tests (its trajectory validator, `harbor run` on our tasks):
+#     it needs Python >= 3.12, so it gets a virtual environment of its own, .venv-harbor/.
+harbor_version="0.26.0"
+harbor_venv="$here/.venv-harbor"
+find_python312() {
+  local candidate
+  for candidate in "${RST_HARBOR_PYTHON:-}" python3.13 python3.12 \
+                   "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3; do
+    [ -n "$candidate" ] || continue
+    command -v "$candidate" >/dev/null 2>&1 || [ -x "$candidate" ] || continue
+    "$candidate" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo "$candidate"; return 0; }
+  done
+  return 1
+}
+if [ "${RST_SKIP_PIP:-0}" != 1 ] && [ "${RST_SKIP_HARBOR:-0}" != 1 ]; then
+  if ! "$harbor_venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('harbor') != '$harbor_version')" 2>/dev/null; then
+    if py312="$(find_python312)"; then
+      say "installing harbor $harbor_version into .venv-harbor (with $py312)"
+      rm -rf "$harbor_venv"
+      "$py312" -m venv "$harbor_venv"
+      "$harbor_venv/bin/python" -m pip install -q --disable-pip-version-check "harbor==$harbor_version"
+    else
+      say "note: no Python >= 3.12 found (set RST_HARBOR_PYTHON): the Harbor interop tests need one"
+    fi
   fi
 fi
 

@@ -51,6 +51,8 @@ class Reply:
     """Send this body verbatim, with `status` (malformed JSON cases)."""
     drop_connection: bool = False
     """Close the socket without answering."""
+    tool_calls: list[tuple[str, str]] | None = None
+    """(function name, arguments JSON text) of each tool call the reply makes."""
 
 
 def _words(text: str | None) -> int:
@@ -149,13 +151,23 @@ def completion_body(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.content},
-                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": reply.content, **_tool_calls(reply)},
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
                 "logprobs": None,
             }
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }
+
+
+def _tool_calls(reply: Reply) -> dict[str, Any]:
+    if not reply.tool_calls:
+        return {}
+    calls = [
+        {"id": f"call_{k}_{time.monotonic_ns()}", "type": "function", "function": {"name": name, "arguments": args}}
+        for k, (name, args) in enumerate(reply.tool_calls)
+    ]
+    return {"tool_calls": calls}
 
 
 def error_body(status: int) -> dict[str, Any]:

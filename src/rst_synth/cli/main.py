@@ -8,6 +8,7 @@ import typer
 
 from rst_synth import __version__
 from rst_synth.cli.common import setup_logging
+from rst_synth.cli.evaluate import eval_command
 from rst_synth.cli.extend import extend_command
 from rst_synth.cli.importer import import_app
 from rst_synth.cli.seeds import seeds_app
@@ -41,6 +42,7 @@ app.command("stats")(stats_command)
 app.command("export")(export_command)
 app.command("validate")(validate_command)
 app.command("extend")(extend_command)
+app.command("eval")(eval_command)
 app.add_typer(
     import_app, name="import", help="Convert tasks from other formats (Terminal-Bench 1) to the Harbor layout."
 )

@@ -12,8 +12,9 @@ from rich.table import Table
 from rst_synth.cli.common import console, fail
 from rst_synth.export import export_dataset
 from rst_synth.report import CHECKS, RoundStats, run_stats
+from rst_synth.report.passk import rounds_pass
 from rst_synth.report.plot import plot_rounds
-from rst_synth.store import RunPaths, Store
+from rst_synth.store import AgentAttemptRow, RunPaths, Store
 
 _CHECK_SHORT = {"determinism": "determ"}
 
@@ -73,6 +74,7 @@ def stats_command(
     _, store = open_run(run)
     try:
         stats = run_stats(store)
+        evals = store.agent_attempts()
     finally:
         store.close()
     if plot is not None:
@@ -81,12 +83,23 @@ def stats_command(
         print(json.dumps([s.model_dump(by_alias=True) for s in stats], indent=2))
         return
     console.print(stats_table(stats, title=f"run {run}"))
+    _print_evals(evals)
     if plot is not None:
         console.print(f"plot: {plot}")
     for s in stats:
         if s.rejections:
             top = ", ".join(f"{k} x{n}" for k, n in list(s.rejections.items())[:4])
             console.print(f"round {s.round} rejections: {top}", highlight=False)
+
+
+def _print_evals(rows: list[AgentAttemptRow]) -> None:
+    """pass@1 and pass@k per round of every agent evaluated on the run (`rst eval RUN`)."""
+    from rst_synth.cli.evaluate import pass_table
+
+    for name in sorted({row.eval_id for row in rows}):
+        mine = [row for row in rows if row.eval_id == name]
+        k = max(sum(1 for r in mine if r.task == row.task) for row in mine)
+        console.print(pass_table(rounds_pass(mine, k), k, title=f"{name}: pass@k per round"))
 
 
 def export_command(

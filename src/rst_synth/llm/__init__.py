@@ -10,7 +10,7 @@ finally:
 
 from __future__ import annotations
 
-from rst_synth.llm.base import ERROR_REASONS, LLM, ChatResult, ErrorReason, LLMError
+from rst_synth.llm.base import ERROR_REASONS, LLM, ChatResult, ErrorReason, LLMError, ToolCall
 from rst_synth.llm.cache import ResponseCache, request_key
 from rst_synth.llm.config import ENV_VARS, LLMConfig, LLMConfigError
 from rst_synth.llm.prices import DEFAULT_PRICES, Price, PriceTable, cost_usd, find_price
@@ -46,6 +46,7 @@ __all__ = [
     "LLMError",
     "Price",
     "PriceTable",
+    "ToolCall",
     "ResponseCache",
     "cost_usd",
     "find_price",

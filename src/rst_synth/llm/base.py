@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -16,11 +16,22 @@ RETRYABLE_REASONS: frozenset[str] = frozenset({"rate_limited", "server_error", "
 """Failures worth another attempt: the same request may well succeed a moment later."""
 
 
+class ToolCall(BaseModel):
+    """One function call the assistant asked for (OpenAI tool calling)."""
+
+    id: str
+    name: str
+    arguments: str
+    """The arguments as the model wrote them: JSON text, not always valid."""
+
+
 class ChatResult(BaseModel):
     """One assistant reply and what it cost."""
 
     text: str
-    """The assistant message's content."""
+    """The assistant message's content ("" when the reply is only tool calls)."""
+    tool_calls: list[ToolCall] = []
+    """Function calls the assistant asked for, when the request offered tools."""
     tokens_in: int
     """Prompt tokens, cached ones included (the API's `prompt_tokens`)."""
     tokens_out: int
@@ -65,14 +76,16 @@ class LLM(Protocol):
 
     async def chat(
         self,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> ChatResult:
-        """The assistant's reply to `messages` ({"role", "content"} dicts); None options fall
-        back to the config's. Raises LLMError once retries are spent or on a non-retryable error."""
+        """The assistant's reply to `messages` (OpenAI chat message dicts); None options fall back
+        to the config's; `tools` offers functions the reply may call. Raises LLMError once retries
+        are spent or on a non-retryable error."""
         ...
 
     async def close(self) -> None:

@@ -28,10 +28,11 @@ CACHE_VERSION = 1
 
 def request_key(
     model: str,
-    messages: list[dict[str, str]],
+    messages: list[dict[str, Any]],
     temperature: float | None,
     max_tokens: int | None,
     seed: int | None,
+    tools: list[dict[str, Any]] | None = None,
 ) -> str:
     """The sha256 hex digest of the request's canonical JSON (sorted keys, no spaces)."""
     material = {
@@ -42,6 +43,8 @@ def request_key(
         "max_tokens": max_tokens,
         "seed": seed,
     }
+    if tools is not None:  # keys of requests without tools stay what they were
+        material["tools"] = tools
     canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

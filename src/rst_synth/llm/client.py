@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 
 import openai
 
-from rst_synth.llm.base import ChatResult, ErrorReason, LLMError
+from rst_synth.llm.base import ChatResult, ErrorReason, LLMError, ToolCall
 from rst_synth.llm.cache import ResponseCache, request_key
 from rst_synth.llm.config import LLMConfig
 from rst_synth.llm.prices import PriceTable
@@ -109,11 +109,12 @@ class OpenAICompatibleLLM:
 
     async def chat(
         self,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> ChatResult:
         request: dict[str, Any] = {
             "model": self.config.model,
@@ -121,6 +122,7 @@ class OpenAICompatibleLLM:
             "temperature": self.config.temperature if temperature is None else temperature,
             "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
             "seed": seed,
+            "tools": tools,
         }
         key = request_key(**request) if self._cache is not None else None
         if self._cache is not None and key is not None:
@@ -228,7 +230,14 @@ class OpenAICompatibleLLM:
         message = getattr(choice, "message", None)
         content = getattr(message, "content", None)
         finish_reason = getattr(choice, "finish_reason", None)
-        if not isinstance(content, str) or not content:
+        tool_calls = [
+            ToolCall(id=str(call.id), name=str(call.function.name), arguments=str(call.function.arguments or ""))
+            for call in (getattr(message, "tool_calls", None) or [])
+            if getattr(call, "function", None) is not None
+        ]
+        if tool_calls and not content:
+            content = ""
+        elif not isinstance(content, str) or not content:
             refusal = getattr(message, "refusal", None)
             why = (
                 f"refused: {self._redact(str(refusal))[:_SERVER_TEXT_CHARS]}"
@@ -246,7 +255,8 @@ class OpenAICompatibleLLM:
         model = str(getattr(completion, "model", None) or self.config.model)
         cost = self._prices.cost(self.config.model, tokens_in, tokens_out, cached, also=model)
         return ChatResult(
-            text=content,
+            text=content or "",
+            tool_calls=tool_calls,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             cached_tokens=cached,

@@ -37,5 +37,9 @@ class RunPaths:
     def llm_cache(self) -> Path:
         return self.root / "llm-cache"
 
+    def eval_dir(self, eval_id: str) -> Path:
+        """Where `rst eval` keeps one agent's attempts on this run's tasks."""
+        return self.root / "evals" / eval_id
+
     def exists(self) -> bool:
         return self.db.is_file()

@@ -55,6 +55,11 @@ CREATE TABLE IF NOT EXISTS llm_calls (
 CREATE TABLE IF NOT EXISTS rounds (
     round INTEGER PRIMARY KEY, status TEXT NOT NULL, started_at REAL, finished_at REAL, stop_reason TEXT);
 CREATE TABLE IF NOT EXISTS fingerprints (task_id TEXT PRIMARY KEY, whole BLOB NOT NULL, added BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS agent_attempts (
+    eval_id TEXT NOT NULL, task TEXT NOT NULL, round INTEGER NOT NULL, attempt INTEGER NOT NULL,
+    reward REAL NOT NULL, ended TEXT NOT NULL, steps INTEGER, tokens_in INTEGER, tokens_out INTEGER,
+    cost_usd REAL, seconds REAL, path TEXT NOT NULL, created_at REAL NOT NULL,
+    PRIMARY KEY (eval_id, task, attempt));
 """
 
 
@@ -87,6 +92,26 @@ class CandidateRow(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
+
+
+class AgentAttemptRow(BaseModel):
+    """One finished agent attempt of an eval (`rst eval`); `task` is the task's id in a run, or its
+    directory for tasks evaluated outside a run."""
+
+    eval_id: str
+    """<agent>-<model> (or the agent alone when it has no model)."""
+    task: str
+    round: int
+    attempt: int
+    reward: float
+    ended: str
+    steps: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+    path: str
+    """The attempt's directory (trajectory.json, result.json), relative to the store's folder."""
 
 
 class Store:
@@ -342,6 +367,26 @@ class Store:
             (round_,),
         ).fetchone()
         return row
+
+    # -- agent attempts ---------------------------------------------------------------------
+
+    def record_agent_attempt(self, row: AgentAttemptRow) -> None:
+        """Written after the attempt's files are complete on disk: a row means a finished, paid attempt."""
+        data = row.model_dump()
+        data["created_at"] = time.time()
+        self._db.execute(f"INSERT OR REPLACE INTO agent_attempts({', '.join(data)}) VALUES "
+                         f"({', '.join('?' * len(data))})", tuple(data.values()))
+
+    def agent_attempts(self, eval_id: str | None = None) -> list[AgentAttemptRow]:
+        query, args = "SELECT * FROM agent_attempts", tuple[str, ...]()
+        if eval_id is not None:
+            query, args = query + " WHERE eval_id = ?", (eval_id,)
+        rows = self._db.execute(query + " ORDER BY eval_id, round, task, attempt", args)
+        return [AgentAttemptRow.model_validate({k: r[k] for k in r.keys() if k != "created_at"}) for r in rows]
+
+    def eval_spend(self, eval_id: str) -> float:
+        row = self._db.execute("SELECT COALESCE(SUM(cost_usd), 0) FROM agent_attempts WHERE eval_id = ?", (eval_id,))
+        return float(row.fetchone()[0])
 
     # -- rounds -----------------------------------------------------------------------------
 

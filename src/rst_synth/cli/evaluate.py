@@ -1,0 +1,193 @@
+"""`rst eval`: run an agent on a run's accepted tasks (round by round) or on task directories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from rst_synth.agents import AttemptLimits, AttemptResult, make_agent
+from rst_synth.cli.common import console, fail, load_task, open_sandbox, run_with_sandbox, setup_logging
+from rst_synth.engine.evaluate import EvalTask, eval_id, run_eval
+from rst_synth.report.passk import RoundPass, k_values, rounds_pass
+from rst_synth.store import AgentAttemptRow, RunPaths, Store
+
+
+def pass_table(results: list[RoundPass], k: int, title: str, labels: list[str] | None = None) -> Table:
+    """pass@k per round, or per task when `labels` names each row."""
+    table = Table(title=title)
+    head = ["task"] if labels else ["round", "tasks"]
+    for column in (*head, "attempts", "successes", *(f"pass@{kk}" for kk in k_values(k))):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for index, r in enumerate(results):
+        first = [labels[index]] if labels else [str(r.round), str(r.tasks)]
+        table.add_row(
+            *first,
+            str(r.attempts),
+            str(r.successes),
+            *(f"{r.pass_at[kk]:.3f}" if kk in r.pass_at else "-" for kk in k_values(k)),
+        )
+    return table
+
+
+def eval_command(
+    paths: Annotated[list[Path], typer.Argument(help="A run directory (its accepted tasks) or task directories.")],
+    agent: Annotated[str, typer.Option(help="oracle, nop, llm, or a dotted path package.module:factory.")] = "llm",
+    k: Annotated[int, typer.Option("-k", min=1, help="Attempts per task.")] = 1,
+    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Attempts in parallel.")] = 2,
+    model: Annotated[str | None, typer.Option(help="llm agent: model name (or RST_LLM_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="llm agent: OpenAI-compatible endpoint.")] = None,
+    llm_config: Annotated[Path | None, typer.Option(help="llm agent: TOML file with an \\[llm] table.")] = None,
+    mode: Annotated[str | None, typer.Option(help="llm agent: tools, text or auto (default).")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where attempts go for task directories.")] = Path("evals"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    max_usd: Annotated[float | None, typer.Option(help="Stop starting attempts once they cost this much.")] = None,
+    max_steps: Annotated[int, typer.Option(help="Commands per attempt.")] = 40,
+    command_timeout: Annotated[float, typer.Option(help="Seconds one command may run.")] = 120.0,
+    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
+) -> None:
+    """Run an agent K times on each task and report pass@k.
+
+    PATH is a run directory made by `rst synth` (its accepted tasks, round by round; results go into
+    the run's store and RUN/evals/<agent>-<model>/) or task directories (results under --out).
+    Resumable: run it again and only unfinished attempts run. Every attempt writes trajectory.json
+    (Harbor's ATIF v1.4) and result.json. pass@k is the unbiased estimator, averaged over tasks.
+    """
+    run = paths[0] if len(paths) == 1 and RunPaths(paths[0]).exists() else None
+    options: dict[str, Any] = {
+        key: value
+        for key, value in {
+            "model": model,
+            "base_url": base_url,
+            "llm_config_file": str(llm_config) if llm_config else None,
+            "mode": mode,
+        }.items()
+        if value is not None
+    }
+    if run is not None:
+        run_paths = RunPaths(run)
+        store, root = Store(run_paths.db), run_paths.root
+        tasks = [EvalTask(key=row.id, round=row.round, path=root / row.path) for row in store.tasks()]
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        store, root = Store(out / "eval.db"), out
+        tasks = []
+        for path in paths:
+            task = load_task(path)
+            lineage = task.config.metadata.lineage
+            tasks.append(EvalTask(key=str(path.resolve()), round=lineage.round if lineage else 0, path=path))
+    evals_root = RunPaths(run).root / "evals" if run is not None else out
+    try:  # replies are cached with the evals, so a resumed attempt does not pay for them twice
+        chosen = make_agent(agent, **options, cache_dir=str(evals_root / "llm-cache"))
+    except ValueError as exc:
+        raise fail(str(exc).splitlines()[0]) from None
+    name = eval_id(chosen.name, chosen.model)
+    out_dir = evals_root / name
+    setup_logging(False, out_dir / "eval.jsonl")
+    # Scoped to the eval's folder, so a resume removes what a killed earlier eval left running.
+    sandbox = open_sandbox(backend, labels={"rst-synth.run-dir": str(out_dir.resolve())})
+    limits = AttemptLimits(max_steps=max_steps, command_timeout_sec=command_timeout)
+    planned = len(tasks) * k
+
+    async def work() -> str:
+        await sandbox.prune()
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("solved {task.fields[solved]}"),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=console, disable=as_json) as bars:
+            done = [row for row in store.agent_attempts(name) if row.task in {t.key for t in tasks}]
+            solved = sum(1 for row in done if row.reward >= 1)
+            bar = bars.add_task(f"{name}", total=planned, completed=len(done), solved=solved)
+
+            class _Bar:
+                def attempt_finished(self, result: AttemptResult) -> None:
+                    bars.update(bar, advance=1, solved=bars.tasks[bar].fields["solved"] + int(result.reward >= 1))
+
+            try:
+                return await run_eval(
+                    tasks,
+                    chosen,
+                    sandbox,
+                    store,
+                    eval_name=name,
+                    k=k,
+                    jobs=jobs,
+                    root=root,
+                    out_dir=out_dir,
+                    limits=limits,
+                    max_usd=max_usd,
+                    progress=_Bar(),
+                )
+            finally:
+                await chosen.close()
+
+    try:
+        reason = run_with_sandbox(sandbox, work)
+        keys = {t.key for t in tasks}
+        rows = [r for r in store.agent_attempts(name) if r.task in keys]
+    finally:
+        store.close()
+    _report(rows, tasks, k, name, chosen.name, chosen.model, as_json, by_round=run is not None)
+    if reason != "done":
+        console.print(f"stopped: {reason}", highlight=False)
+
+
+def _report(
+    rows: list[AgentAttemptRow],
+    tasks: list[EvalTask],
+    k: int,
+    name: str,
+    agent: str,
+    model: str,
+    as_json: bool,
+    by_round: bool,
+) -> None:
+    rounds = rounds_pass(rows, k)
+    if as_json:
+        rewards: dict[str, list[float]] = {}
+        for row in rows:
+            rewards.setdefault(row.task, []).append(row.reward)
+        print(
+            json.dumps(
+                {
+                    "agent": agent,
+                    "model": model,
+                    "k": k,
+                    "rounds": [
+                        {
+                            "round": r.round,
+                            "tasks": r.tasks,
+                            "attempts": r.attempts,
+                            "successes": r.successes,
+                            **{f"pass@{kk}": v for kk, v in r.pass_at.items()},
+                        }
+                        for r in rounds
+                    ],
+                    "tasks": [
+                        {"path": str(t.path), "round": t.round, "rewards": rewards.get(t.key, [])} for t in tasks
+                    ],
+                },
+                indent=2,
+            )
+        )
+        return
+    if by_round:
+        console.print(pass_table(rounds, k, title=f"{name}: pass@k per round"))
+        return
+    per_task = [rounds_pass([row for row in rows if row.task == t.key], k) for t in tasks]
+    console.print(
+        pass_table(
+            [r[0] for r in per_task if r],
+            k,
+            title=f"{name}: pass@k per task",
+            labels=[str(t.path) for t, r in zip(tasks, per_task, strict=True) if r],
+        )
+    )

@@ -1,0 +1,38 @@
+"""`rst eval` on a run directory: per-round pass@k, shown by `rst stats`, carried by `rst export`."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.engine.test_engine_fake import fake_seeds, run_engine
+from tests.support.cli import rst
+from tests.support.fakes import FakeProposer
+
+pytestmark = pytest.mark.docker
+
+
+def test_eval_of_a_run_reports_rounds_and_feeds_stats_and_export(tmp_path: Path) -> None:
+    # A run made on the fake sandbox: its tasks (touch a file, test that it exists) are real tasks.
+    run = tmp_path / "run"
+    _, store = run_engine(run, fake_seeds(tmp_path, 2), FakeProposer(), rounds=1, fanout=1)
+    store.close()
+    result = rst("eval", str(run), "--agent", "oracle", "-k", "2", "--json", timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [(r["round"], r["tasks"], r["pass@1"], r["pass@2"]) for r in report["rounds"]] == [
+        (0, 2, 1.0, 1.0), (1, 2, 1.0, 1.0)]
+    assert (run / "evals" / "oracle").is_dir()
+
+    assert rst("eval", str(run), "--agent", "nop", "-k", "1").returncode == 0
+    stats = rst("stats", str(run))
+    assert stats.returncode == 0, stats.stderr
+    assert "oracle: pass@k per round" in stats.stdout and "nop: pass@k per round" in stats.stdout
+
+    exported = rst("export", str(run), "--out", str(tmp_path / "dataset"))
+    assert exported.returncode == 0, exported.stderr
+    task_toml = next((tmp_path / "dataset").glob("*/task.toml"))
+    assert tomllib.loads(task_toml.read_text())["metadata"]["solve_rate"] == {"oracle": 1.0, "nop": 0.0}
