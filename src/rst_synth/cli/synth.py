@@ -8,18 +8,24 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from rst_synth.agents import make_agent
 from rst_synth.cli.common import (
     build_proposer,
     console,
+    exit_if_signalled,
     fail,
+    hold_signals,
     open_sandbox,
     run_with_sandbox,
     setup_logging,
 )
 from rst_synth.cli.stats import stats_table
 from rst_synth.engine import Engine, SynthConfig
+from rst_synth.engine.solver import Solver
 from rst_synth.report import run_stats
+from rst_synth.sandbox import Sandbox
 from rst_synth.store import RunPaths, Store
+from rst_synth.store.lock import RunLock, RunLocked
 from rst_synth.task import TaskFormatError
 from rst_synth.validator import Validator, ValidatorConfig
 
@@ -79,6 +85,13 @@ def synth_command(
     llm_config: Annotated[
         Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table (prices, retries, ...).")
     ] = None,
+    solver_model: Annotated[
+        str | None, typer.Option(help="An llm agent on this model attempts each accepted child (same endpoint).")
+    ] = None,
+    solver_k: Annotated[int | None, typer.Option(help="Solver attempts per accepted child. [default: 4]")] = None,
+    require_solvable: Annotated[
+        bool | None, typer.Option("--require-solvable", help="Reject children no solver attempt solved.")
+    ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
@@ -89,6 +102,10 @@ def synth_command(
     candidates; options given on a resume override the stored ones.
     """
     paths = RunPaths(out)
+    hold_signals()  # from here on a signal waits for a safe point: nothing is left half-written
+    lock = RunLock(paths.root)
+    if paths.root.is_dir():
+        _own(lock)  # before run.toml is read: another owner may be writing it
     given = {
         k: v
         for k, v in {
@@ -103,6 +120,9 @@ def synth_command(
             "max_usd": max_usd,
             "max_minutes": max_minutes,
             "seed": seed,
+            "solver_model": solver_model,
+            "solver_k": solver_k,
+            "require_solvable": require_solvable,
         }.items()
         if v is not None
     }
@@ -118,7 +138,7 @@ def synth_command(
     config = _config(paths, seeds_dir, given)
     if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
         config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
-    paths.root.mkdir(parents=True, exist_ok=True)
+    _own(lock)
     config.dump(paths.config)
     setup_logging(verbose, paths.log)
     # Scoped to the run directory, so a resume can remove what a killed earlier run left running.
@@ -127,6 +147,7 @@ def synth_command(
     validator = Validator(
         sandbox, ValidatorConfig(max_containers=2 * config.validation_workers, determinism_runs=config.determinism_runs)
     )
+    solver = _solver(config, paths, sandbox)
     store = Store(paths.db)
 
     async def work() -> str:
@@ -141,11 +162,13 @@ def synth_command(
             TimeElapsedColumn(),
         )
         with Progress(*columns, console=console) as progress:
-            engine = Engine(config, paths, store, chosen, validator, RichProgress(progress))
+            engine = Engine(config, paths, store, chosen, validator, RichProgress(progress), solver)
             try:
                 return await engine.run()
             finally:
                 await chosen.close()
+                if solver is not None:
+                    await solver.agent.close()
 
     try:
         reason = run_with_sandbox(sandbox, work)
@@ -153,6 +176,28 @@ def synth_command(
     finally:
         store.close()
     console.print(f"stopped: {reason}" if reason != "done" else f"done: {config.rounds} rounds", highlight=False)
+    exit_if_signalled()
+
+
+def _own(lock: RunLock) -> None:
+    """Hold the run directory (creating it) or stop at once: one owner per run directory, and only
+    the owner prunes the containers labelled with it."""
+    try:
+        lock.acquire()
+    except RunLocked as exc:
+        raise fail(str(exc), code=1) from None
+
+
+def _solver(config: SynthConfig, paths: RunPaths, sandbox: Sandbox) -> Solver | None:
+    """The solver agent of --solver-model: the llm agent on the llm proposer's endpoint settings."""
+    if config.solver_model is None:
+        return None
+    endpoint = {k: v for k, v in config.proposer_options.items() if k in ("base_url", "llm_config_file")}
+    try:
+        agent = make_agent("llm", **endpoint, model=config.solver_model, cache_dir=str(paths.root / "solver-cache"))
+    except ValueError as exc:
+        raise fail(str(exc).splitlines()[0]) from None
+    return Solver(agent, sandbox, k=config.solver_k, out_dir=paths.root / "solver", require=config.require_solvable)
 
 
 def _config(paths: RunPaths, seeds_dir: Path | None, given: dict[str, Any]) -> SynthConfig:

@@ -12,14 +12,15 @@ def record_figures(task: Task, report: ValidationReport, repairs: int, proposal:
     """Write what validation measured into [metadata.metrics], and the difficulty computed from it."""
     figures = report.figures
     usage = proposal.usage if proposal and proposal.usage.calls else None  # None: no model was called
-    task.config.metadata.metrics = Metrics(
-        solution_lines=figures.solution_lines,
-        executed_commands=figures.executed_commands,
-        oracle_sec=figures.oracle_sec,
-        build_sec=figures.build_sec,
-        repair_attempts=repairs,
-        tokens_in=usage.tokens_in if usage else None,
-        tokens_out=usage.tokens_out if usage else None,
-        cost_usd=usage.cost_usd if usage else None,
+    paid = {"tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out, "cost_usd": usage.cost_usd} if usage else {}
+    task.config.metadata.metrics = Metrics.model_validate(
+        {
+            **figures.model_dump(),
+            "repair_attempts": repairs,
+            "tokens_in": None,
+            "tokens_out": None,
+            "cost_usd": None,
+            **paid,
+        }
     )
     task.config.metadata.difficulty = difficulty(figures.executed_commands, figures.solution_lines)

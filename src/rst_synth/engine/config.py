@@ -43,6 +43,13 @@ class SynthConfig(BaseModel):
     """Stop once the run's LLM spend reaches this many dollars."""
     max_minutes: float | None = Field(default=None, gt=0)
     """Stop once this invocation has run this long."""
+    solver_model: str | None = None
+    """Model of an llm agent that attempts every accepted child (endpoint as the llm proposer's);
+    its solve rate is recorded on the task. None: no solver."""
+    solver_k: int = Field(default=4, ge=1)
+    """Attempts of the solver per accepted child."""
+    require_solvable: bool = False
+    """Reject a child that no solver attempt solved (reason `unsolved`)."""
     seed: int = 0
     """Seed of every random choice of the run (frontier samples, proposer seeds)."""
     novelty: NoveltyConfig = Field(default_factory=NoveltyConfig)

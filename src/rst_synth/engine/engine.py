@@ -21,6 +21,7 @@ from rst_synth.engine.candidate import CandidateOutcome, CandidatePipeline, reje
 from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.frontier import frontier, stable_seed
 from rst_synth.engine.novelty import NoveltyIndex
+from rst_synth.engine.solver import Solver
 from rst_synth.proposers import Proposer, Usage
 from rst_synth.store import RunPaths, Store, TaskRow
 from rst_synth.task import Figures, Task, TaskFormatError, TaskPaths
@@ -57,6 +58,7 @@ class Engine:
         proposer: Proposer,
         validator: Validator,
         progress: ProgressSink | None = None,
+        solver: Solver | None = None,
     ) -> None:
         self.config, self.paths, self.store = config, paths, store
         self.progress = progress or _Quiet()
@@ -71,6 +73,7 @@ class Engine:
             known=lambda name: store.task(name) is not None,
             propose_slots=config.proposal_workers,
             validate_slots=config.validation_workers,
+            solver=solver,
         )
         self._tasks: dict[str, Task] = {}
         self._started = time.monotonic()
