@@ -136,7 +136,9 @@ def test_a_proposal_error_is_a_propose_rejection_with_its_cost(tmp_path: Path) -
 
 
 def test_twins_are_rejected_as_near_duplicates(tmp_path: Path) -> None:
-    _, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 1), FakeProposer(twins=True), rounds=1, fanout=3)
+    # No repairs: the fake's repair of a twin is the same twin, which the pipeline calls repair_unchanged.
+    proposer = FakeProposer(twins=True)
+    _, store = run_engine(tmp_path / "run", fake_seeds(tmp_path, 1), proposer, rounds=1, fanout=3, repairs=0)
     statuses = sorted((c.status, c.rejection_reason) for c in store.candidates(1))
     assert statuses == [("accepted", None), ("rejected", "near_duplicate"), ("rejected", "near_duplicate")]
 

@@ -11,9 +11,19 @@ from rst_synth.proposers.llm import LLMProposer, LLMProposerConfig
 from rst_synth.sandbox import Sandbox
 from tests.support.fake_server import FakeOpenAI, Reply
 
-__all__ = ["STAGES", "FakeOpenAI", "Reply", "fence", "good_replies", "make_proposer_for", "stage_of", "stage_responder"]
+__all__ = [
+    "STAGES",
+    "FakeOpenAI",
+    "Reply",
+    "asked_stage",
+    "fence",
+    "good_replies",
+    "make_proposer_for",
+    "stage_of",
+    "stage_responder",
+]
 
-STAGES = ("extend", "realign_tests", "realign_instruction", "repair")
+STAGES = ("extend", "realign_tests", "realign_instruction", "repair", "reask")
 
 GOOD_STEPS = """\
 mkdir -p /app/report
@@ -74,9 +84,23 @@ def stage_of(request: dict[str, Any]) -> str:
     raise AssertionError(f"no stage marker in: {user[:200]!r}")
 
 
-def stage_responder(replies: dict[str, str | Reply]) -> Callable[[dict[str, Any]], Reply]:
+def asked_stage(request: dict[str, Any]) -> str:
+    """The stage a request serves: for a re-ask, the stage whose reply it follows up on."""
+    return stage_of({"messages": request["messages"][:2]})
+
+
+def stage_responder(
+    replies: dict[str, str | Reply] | dict[str, str | Reply | list[str | Reply]],
+) -> Callable[[dict[str, Any]], Reply]:
+    """Answers each request by its stage; a list is served in order, its last reply repeated."""
+    served: dict[str, int] = {}
+
     def respond(request: dict[str, Any]) -> Reply:
-        reply = replies[stage_of(request)]
+        stage = stage_of(request)
+        reply = replies[stage]
+        if isinstance(reply, list):
+            reply = reply[min(served.get(stage, 0), len(reply) - 1)]
+            served[stage] = served.get(stage, 0) + 1
         return reply if isinstance(reply, Reply) else Reply(content=reply, usage=(1000, 200))
 
     return respond

@@ -91,40 +91,64 @@ class CandidatePipeline:
         self._validate_slots = _slots(validate_slots)
 
     async def run(self, parent: Task, *, seed: int, events: CandidateEvents | None = None) -> CandidateOutcome:
-        """Propose a child of `parent` with `seed`, validate it, repair it up to `repairs` times."""
+        """Propose a child of `parent` with `seed`, validate it, and spend up to `repairs` more attempts:
+        each one repairs the rejected child, or takes the retry a ProposalError offers (the llm
+        proposer's re-ask about a malformed reply). A repair that returns the rejected child unchanged
+        is not validated again (`repair_unchanged`)."""
         events = events or _Silent()
         paid = Usage()  # proposers report usage cumulatively; each stage records only what it added
         outcome = CandidateOutcome()
+        failed: ProposalError | None = None  # the last attempt's error, when it offered a retry
         try:
-            async with self._propose_slots:
-                outcome.proposal = await self.proposer.propose(parent, seed=seed)
-            paid = _spend(events, "propose", outcome.proposal.usage, paid)
-            events.proposed()
             for attempt in range(self.repairs + 1):
-                outcome.report = await self.validate(outcome.proposal.task, parent)
-                outcome.attempts = attempt + 1
+                try:
+                    proposal = await self._make(parent, seed, attempt, outcome, failed)
+                except ProposalError as exc:
+                    if exc.usage is not None:
+                        paid = _spend(events, "failed", exc.usage, paid)
+                    if exc.retry is None or attempt == self.repairs:
+                        outcome.rejection = Rejection(check=Check.PROPOSE, reason=exc.reason, detail=exc.detail)
+                        return outcome
+                    failed = exc
+                    continue
+                failed = None
+                paid = _spend(events, "propose" if attempt == 0 else "repair", proposal.usage, paid)
+                previous, outcome.proposal = outcome.proposal, proposal
+                if previous is None:
+                    events.proposed()
+                elif outcome.report is not None and _same_child(proposal.task, previous.task):
+                    was = rejection_of(outcome.report)
+                    outcome.rejection = Rejection(
+                        check=Check.PROPOSE,
+                        reason=Reason.REPAIR_UNCHANGED,
+                        detail=f"repair {attempt} returned the child rejected by {was.check}:{was.reason} unchanged",
+                    )
+                    continue
+                outcome.rejection = None
+                outcome.report = await self.validate(proposal.task, parent)
+                outcome.attempts += 1
                 events.validated(attempt, outcome.report)
                 if outcome.report.accepted:
-                    record_figures(outcome.proposal.task, outcome.report, attempt, outcome.proposal)
+                    record_figures(proposal.task, outcome.report, attempt, proposal)
                     return outcome
-                if attempt < self.repairs:
-                    async with self._propose_slots:
-                        outcome.proposal = await self.proposer.repair(
-                            parent, outcome.proposal, outcome.report, attempt=attempt + 1
-                        )
-                    paid = _spend(events, "repair", outcome.proposal.usage, paid)
-        except ProposalError as exc:
-            if exc.usage is not None:
-                _spend(events, "failed", exc.usage, paid)
-            outcome.rejection = Rejection(check=Check.PROPOSE, reason=exc.reason, detail=exc.detail)
-            return outcome
         except SandboxError as exc:  # discovery's container failed: this candidate errs, the run goes on
             outcome.rejection = Rejection(
                 check=Check.PROPOSE, reason=Reason.SANDBOX_FAILED, detail=str(exc)[:300], status="error"
             )
             return outcome
-        outcome.rejection = rejection_of(outcome.report)
+        outcome.rejection = outcome.rejection or rejection_of(outcome.report)
         return outcome
+
+    async def _make(
+        self, parent: Task, seed: int, attempt: int, outcome: CandidateOutcome, failed: ProposalError | None
+    ) -> Proposal:
+        """Attempt `attempt`'s candidate: the proposal, a retry the last error offered, or a repair."""
+        async with self._propose_slots:
+            if failed is not None and failed.retry is not None:
+                return await failed.retry(attempt)
+            if outcome.proposal is None or outcome.report is None:
+                return await self.proposer.propose(parent, seed=seed)
+            return await self.proposer.repair(parent, outcome.proposal, outcome.report, attempt=attempt)
 
     async def validate(self, task: Task, parent: Task | None) -> ValidationReport:
         """The validator's report, with the novelty check appended for an accepted child."""
@@ -142,6 +166,10 @@ class CandidatePipeline:
                 )
             )
         return report
+
+
+def _same_child(a: Task, b: Task) -> bool:
+    return a.files == b.files and a.instruction == b.instruction
 
 
 def rejection_of(report: ValidationReport | None) -> Rejection:
@@ -172,4 +200,4 @@ def _spend(events: CandidateEvents, stage: str, total: Usage, paid: Usage) -> Us
     )
     if added.calls > 0 or added.cost_usd > 0:
         events.spent(stage, added)
-    return total
+    return total.model_copy()  # a copy: a proposer may go on adding to the object it returned

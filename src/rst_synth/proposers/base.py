@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -24,12 +25,21 @@ class Usage(BaseModel):
 class ProposalError(RuntimeError):
     """No candidate could be made (nothing applies, malformed model reply, ...)."""
 
-    def __init__(self, reason: Reason, detail: str = "", usage: Usage | None = None) -> None:
+    def __init__(
+        self,
+        reason: Reason,
+        detail: str = "",
+        usage: Usage | None = None,
+        retry: Callable[[int], Awaitable[Proposal]] | None = None,
+    ) -> None:
         super().__init__(f"{reason.value}: {detail}" if detail else reason.value)
         self.reason = reason
         self.detail = detail
         self.usage = usage
         """What the failed attempt cost (model calls already paid for)."""
+        self.retry = retry
+        """Another try the proposer offers (the llm proposer: a re-ask quoting a malformed reply's
+        error): `await retry(attempt)` makes the proposal; the pipeline spends a repair attempt on it."""
 
 
 class Proposal(BaseModel):

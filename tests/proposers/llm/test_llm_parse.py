@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from rst_synth.proposers import ProposalError
-from rst_synth.proposers.llm.parse import Expect, language_of_path, parse_reply, split_blocks
+from rst_synth.proposers.llm.parse import (
+    Expect,
+    ReplyError,
+    language_of_path,
+    parse_reply,
+    split_blocks,
+    unimported_module,
+)
 
 STEPS = Expect("solution/steps.sh", "bash", accept=("solution/*.sh",))
 DOCKER = Expect("environment/Dockerfile.append", "dockerfile", required=False)
@@ -111,3 +118,148 @@ def test_never_crashes_on_odd_input() -> None:
             parse_reply(text, [STEPS])
         except ProposalError:
             pass
+
+
+# --- nearly right replies (recover.py) ------------------------------------------------------------
+
+WORK = "mkdir -p /app/report\necho HELLO > /app/report/upper.txt\n"
+MODULE = 'from pathlib import Path\n\n\ndef test_x():\n    assert Path("/app/x").exists()\n'
+STEPS_WORK = Expect("solution/steps.sh", "bash", accept=("solution/*.sh",), new_work=True)
+TESTS_WORK = Expect("tests/test_step_r1.py", "python", accept=("tests/test_*.py", "test_*.py"), new_work=True)
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    [
+        "path=solution/steps.sh",
+        "path='solution/steps.sh'",
+        "# solution/steps.sh",
+        "# File: solution/steps.sh",
+        "// solution/steps.sh",
+        "solution/steps.sh",
+        "FILE=./solution/steps.sh",
+    ],
+)
+def test_a_first_line_naming_the_blocks_path_becomes_its_path(first_line: str) -> None:
+    assert parse_reply(f"```bash\n{first_line}\n{WORK}```", [STEPS_WORK]) == {"solution/steps.sh": WORK}
+    # The fence may name the same path; the line goes all the same.
+    assert parse_reply(f"```bash path=solution/steps.sh\n{first_line}\n{WORK}```", [STEPS_WORK]) == {
+        "solution/steps.sh": WORK
+    }
+
+
+def test_the_path_line_of_a_test_module_and_of_an_unlabelled_fence() -> None:
+    for first in (
+        "path=tests/test_step_r1.py",
+        "# tests/test_step_r1.py",
+        "#!/usr/bin/env python3\n# tests/test_step_r1.py",
+    ):
+        assert parse_reply(f"```python\n{first}\n{MODULE}```", [TESTS_WORK]) == {"tests/test_step_r1.py": MODULE}
+    # No language on the fence: the path's own suffix gives it.
+    assert parse_reply(f"```\n# tests/test_step_r1.py\n{MODULE}```", [TESTS_WORK]) == {"tests/test_step_r1.py": MODULE}
+    markdown = "```\n<!-- instruction_addendum.md -->\nThen write it.\n```"
+    assert parse_reply(markdown, [ADDENDUM]) == {"instruction_addendum.md": "Then write it.\n"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "/app/run.sh\n" + WORK,  # a command, not a path of the reply
+        "# environment/Dockerfile.append\n" + WORK,  # a path the stage did not ask for
+        "# tests/test_step_r1.py\n" + WORK,  # another expected file's path: left to the fence
+    ],
+)
+def test_a_first_line_that_names_no_path_asked_for_stays(content: str) -> None:
+    assert parse_reply(f"```bash path=solution/steps.sh\n{content}```", [STEPS_WORK]) == {"solution/steps.sh": content}
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        f'path=solution/steps.sh\ncat <<EOF >> "$path"\n{WORK}EOF\n',
+        f"path=solution/steps.sh\ncat > ${{path}} <<'EOF'\n{WORK}EOF\n\n",
+        f"cat > solution/steps.sh <<'EOF'\n{WORK}EOF\n",
+        f'file=solution/steps.sh\ncat <<-END > "$file"\n{WORK}\tEND\n',
+    ],
+)
+def test_a_block_that_writes_its_file_with_a_heredoc_becomes_the_heredocs_body(wrapped: str) -> None:
+    assert parse_reply(f"```bash\n{wrapped}```", [STEPS_WORK]) == {"solution/steps.sh": WORK}
+
+
+def test_a_heredoc_followed_by_more_work_is_a_real_script() -> None:
+    script = f"cat > /app/notes.txt <<'EOF'\nhi\nEOF\n{WORK}"
+    assert parse_reply(f"```bash path=solution/steps.sh\n{script}```", [STEPS_WORK]) == {"solution/steps.sh": script}
+    more = f'path=solution/steps.sh\ncat <<EOF >> "$path"\n{WORK}EOF\nchmod +x "$path"\n'
+    assert parse_reply(f"```bash\n{more}```", [STEPS_WORK])["solution/steps.sh"].startswith('cat <<EOF >> "$path"')
+
+
+def test_an_unfenced_reply_is_the_one_markdown_file_chatter_trimmed(caplog: pytest.LogCaptureFixture) -> None:
+    text = "Then, from `/app/out.txt`, write `/app/report/upper.txt`.\n\nIts content is one line.\n"
+    caplog.set_level("INFO")
+    for before, after in [
+        ("", ""),
+        ("Here is the text to append:\n\n", "\n\nLet me know if you need any changes!"),
+        ("Sure! Below is the addendum.\n\n", "\n\nI hope this helps."),
+    ]:
+        assert parse_reply(before + text + after, [ADDENDUM]) == {"instruction_addendum.md": text}
+    assert "no fenced block: took the whole reply" in caplog.text
+    # Not where a code file or several files are expected.
+    assert reason_of(text, [STEPS]) == "no_code_block"
+    assert reason_of(text, [ADDENDUM, DOCKER]) == "no_code_block"
+    assert reason_of("Here is the text to append:\n", [ADDENDUM]) == "no_code_block"
+
+
+@pytest.mark.parametrize(
+    "text, expected, reason",
+    [
+        (
+            "```bash path=solution/steps.sh\nset -euo pipefail\n# 1. Build on it.\n:\n```",
+            [STEPS_WORK],
+            "no_new_command",
+        ),
+        ("```python path=tests/test_step_r1.py\ndef test_x():\n    print(1)\n```", [TESTS_WORK], "no_assertion"),
+        (
+            "```python path=tests/test_step_r1.py\ndef test_x():\n    assert re.match('a', 'a')\n```",
+            [TESTS_WORK],
+            "invalid_python",
+        ),
+    ],
+)
+def test_files_that_must_do_work(text: str, expected: list[Expect], reason: str) -> None:
+    assert reason_of(text, expected) == reason
+    lenient = [Expect(e.path, e.language, accept=e.accept) for e in expected]
+    if reason != "invalid_python":  # only files that must do new work are judged for it
+        assert parse_reply(text, lenient)
+
+
+def test_unimported_modules() -> None:
+    assert unimported_module("import os\n\ndef f():\n    return os.path, re.sub\n") == ("re", 4)
+    for fine in [
+        "import re\nre.sub",
+        "import os.path\nos.path.join",
+        "from json import *\nre.sub",
+        "def f(re):\n    return re.sub",
+        "re = object()\nre.sub",
+        "class T:\n    def f(self):\n        return self.x",
+        "import collections.abc as abc\nabc.Mapping",
+    ]:
+        assert unimported_module(fine) is None, fine
+
+
+def test_errors_quote_the_exact_error() -> None:
+    with pytest.raises(ReplyError) as caught:
+        parse_reply("```python path=tests/test_step_r1.py\nx = [1,\n  2\n```", [TESTS])
+    assert caught.value.path == "tests/test_step_r1.py" and caught.value.detail.endswith("(line 1)")
+    assert caught.value.quote.splitlines() == [
+        '  File "tests/test_step_r1.py", line 1',
+        "    x = [1,",
+        "        ^",
+        "SyntaxError: '[' was never closed",
+    ]
+    with pytest.raises(ReplyError) as caught:
+        parse_reply("```bash path=solution/steps.sh\necho a\necho (\necho b\n```", [STEPS])
+    assert caught.value.detail == "solution/steps.sh: line 2: syntax error near unexpected token `newline'"
+    assert caught.value.quote.splitlines()[-1] == ">    2 | echo ("
+    with pytest.raises(ReplyError) as caught:
+        parse_reply("no blocks here", [STEPS, DOCKER])
+    assert caught.value.path == "solution/steps.sh" and caught.value.reason == "no_code_block"

@@ -6,22 +6,34 @@ A reply looks like
     ...
     ```
 
-Every malformed reply becomes a ProposalError with a machine-readable reason, never a crash:
-`truncated` (finish_reason "length" or an unclosed fence), `no_code_block`, `missing_block`,
-`wrong_language`, `empty_block`, `invalid_bash`, `invalid_python`, `invalid_toml`,
-`invalid_dockerfile`.
+Nearly right replies are made right by the rules of `recover.py` (a path written inside the
+block, a heredoc that writes the file, an unfenced markdown reply), each logged. Every other
+malformed reply becomes a `ReplyError` (a ProposalError) with a machine-readable reason, never a
+crash: `truncated` (finish_reason "length" or an unclosed fence), `no_code_block`,
+`missing_block`, `wrong_language`, `empty_block`, `invalid_bash`, `invalid_python`,
+`invalid_toml`, `invalid_dockerfile`, and for files that must do new work (`Expect.new_work`)
+`no_new_command` and `no_assertion`. The error names the file at fault and quotes the exact
+error (Python's line and caret, `bash -n`'s message and line), which a re-ask shows the model.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import fnmatch
+import logging
 import re
+import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rst_synth.proposers.base import ProposalError
+from rst_synth.proposers.llm.errors import bash_error, numbered, python_syntax_error
+from rst_synth.proposers.llm.recover import normalize_path, own_path_line, trim_chatter
 from rst_synth.validator import Reason
-from rst_synth.validator.static import bash_syntax_error
+from rst_synth.validator.prechecks import asserts_something, runs_a_command
+
+log = logging.getLogger(__name__)
 
 LANGUAGES: dict[str, str] = {
     "bash": "bash",
@@ -67,6 +79,8 @@ class Expect:
     required: bool = True
     accept: tuple[str, ...] = field(default=())
     """Other path patterns (fnmatch) that name this file, e.g. "tests/test_*.py"."""
+    new_work: bool = False
+    """The file must do work: bash that runs a command, a Python module that asserts something."""
 
     def matches(self, path: str) -> bool:
         return path == self.path or any(fnmatch.fnmatch(path, p) for p in self.accept)
@@ -81,11 +95,14 @@ def language_of_path(path: str) -> str:
     return {"sh": "bash", "py": "python", "md": "markdown", "toml": "toml"}.get(suffix, "")
 
 
-def _normalize_path(path: str) -> str:
-    path = path.strip().strip("`")
-    while path.startswith("./"):
-        path = path[2:]
-    return path.lstrip("/")
+class ReplyError(ProposalError):
+    """A reply that cannot be used: the reason, the file at fault (None: the reply as a whole) and
+    the exact error, as a re-ask quotes it."""
+
+    def __init__(self, reason: Reason, detail: str, *, path: str | None = None, quote: str = "") -> None:
+        super().__init__(reason, detail)
+        self.path = path
+        self.quote = quote or detail
 
 
 def _parse_info(info: str) -> tuple[str, str | None]:
@@ -101,7 +118,7 @@ def _parse_info(info: str) -> tuple[str, str | None]:
     if label and ("/" in label or label.startswith("dockerfile.")) and path is None:
         path, label = words[0], ""  # ```solution/steps.sh
     language = LANGUAGES.get(label, label)
-    return language, _normalize_path(path) if path else None
+    return language, normalize_path(path) if path else None
 
 
 def split_blocks(text: str) -> list[Block]:
@@ -123,7 +140,9 @@ def split_blocks(text: str) -> list[Block]:
             body.append(lines[j])
             j += 1
         if j >= len(lines):
-            raise ProposalError(Reason.TRUNCATED, f"the code block opened on line {i + 1} is never closed")
+            raise ReplyError(
+                Reason.TRUNCATED, f"the code block opened on line {i + 1} is never closed (cut off?)", path=path
+            )
         content = "\n".join(body)
         blocks.append(Block(language=language, path=path, content=content + "\n" if content else "", line=i + 1))
         i = j + 1
@@ -133,15 +152,21 @@ def split_blocks(text: str) -> list[Block]:
 def parse_reply(
     text: str | None, expected: list[Expect], *, finish_reason: str | None = None, require_any: bool = False
 ) -> dict[str, str]:
-    """The files of a reply by their expected path; ProposalError naming what is wrong.
+    """The files of a reply by their expected path; ReplyError naming what is wrong.
 
     `require_any`: at least one of the expected files must be present (for replies, such as a
     repair, that may leave some files as they were)."""
+    required = [e for e in expected if e.required]
+    first = required[0].path if len(required) == 1 else None
     if finish_reason == "length":
-        raise ProposalError(Reason.TRUNCATED, "the reply hit the token limit (finish_reason=length)")
+        raise ReplyError(Reason.TRUNCATED, "the reply hit the token limit (finish_reason=length)", path=first)
     blocks = split_blocks(text or "")
     if not blocks:
-        raise ProposalError(Reason.NO_CODE_BLOCK, "the reply contains no fenced code block")
+        unfenced = _unfenced_markdown(text or "", expected)
+        if unfenced is not None:
+            return unfenced
+        raise ReplyError(Reason.NO_CODE_BLOCK, "the reply contains no fenced code block", path=first)
+    blocks = [_relabel(block, expected) for block in blocks]
     claimed: set[int] = set()
     found: dict[str, str] = {}
     for expect in expected:
@@ -153,17 +178,46 @@ def parse_reply(
         claimed.add(index)
         block = blocks[index]
         if block.language and block.language != expect.language:
-            raise ProposalError(
+            raise ReplyError(
                 Reason.WRONG_LANGUAGE,
                 f"{expect.path}: asked for {expect.language}, got a {block.language} block (line {block.line})",
+                path=expect.path,
             )
         if not block.content.strip():
-            raise ProposalError(Reason.EMPTY_BLOCK, f"{expect.path}: the block on line {block.line} is empty")
+            raise ReplyError(
+                Reason.EMPTY_BLOCK, f"{expect.path}: the block on line {block.line} is empty", path=expect.path
+            )
         _check_content(expect, block.content)
         found[expect.path] = block.content
     if require_any and not found:
-        raise _missing(blocks, expected[0], claimed, expected) if expected else ProposalError(Reason.MISSING_BLOCK, "")
+        if expected:
+            raise _missing(blocks, expected[0], claimed, expected)
+        raise ReplyError(Reason.MISSING_BLOCK, "no file was asked for")
     return found
+
+
+def _relabel(block: Block, expected: list[Expect]) -> Block:
+    """The block with the path its first line names (recover.py, rules 1 and 2)."""
+    path, content, _ = own_path_line(block.content, block.path, lambda p: any(e.matches(p) for e in expected))
+    if path == block.path and content == block.content:
+        return block
+    log.info("reply block on line %d: took the path %s from inside the block", block.line, path)
+    language = block.language or (language_of_path(path) if path else "")
+    return replace(block, path=path, content=content, language=language)
+
+
+def _unfenced_markdown(text: str, expected: list[Expect]) -> dict[str, str] | None:
+    """A reply without fences where exactly one markdown file is expected: the whole reply, its
+    chatter trimmed (recover.py, rule 3); None when that rule does not apply."""
+    if len(expected) != 1 or expected[0].language != "markdown" or not text.strip():
+        return None
+    expect = expected[0]
+    _, content, _ = own_path_line(text, None, expect.matches)
+    content = trim_chatter(content)
+    if not content.strip():
+        return None
+    log.info("reply has no fenced block: took the whole reply, chatter trimmed, as %s", expect.path)
+    return {expect.path: content}
 
 
 def _find(blocks: list[Block], expect: Expect, claimed: set[int]) -> int | None:
@@ -174,7 +228,7 @@ def _find(blocks: list[Block], expect: Expect, claimed: set[int]) -> int | None:
     return unlabelled[0] if unlabelled else None
 
 
-def _missing(blocks: list[Block], expect: Expect, claimed: set[int], expected: list[Expect]) -> ProposalError:
+def _missing(blocks: list[Block], expect: Expect, claimed: set[int], expected: list[Expect]) -> ReplyError:
     # A block in another language that names no file we asked for was meant as this one.
     others = [
         b
@@ -185,35 +239,87 @@ def _missing(blocks: list[Block], expect: Expect, claimed: set[int], expected: l
         and (not b.path or not any(e.matches(b.path) for e in expected))
     ]
     if others:
-        return ProposalError(
+        return ReplyError(
             Reason.WRONG_LANGUAGE,
             f"{expect.path}: asked for a {expect.language} block, "
             f"got a {others[0].language} block (line {others[0].line})",
+            path=expect.path,
         )
     seen = ", ".join(b.path or b.language or "unlabelled" for b in blocks)
-    return ProposalError(Reason.MISSING_BLOCK, f"no block for {expect.path} ({expect.language}); blocks seen: {seen}")
+    return ReplyError(
+        Reason.MISSING_BLOCK,
+        f"no block for {expect.path} ({expect.language}); blocks seen: {seen}",
+        path=expect.path if expect.required else None,
+    )
 
 
 def _check_content(expect: Expect, content: str) -> None:
+    path = expect.path
     if expect.language == "python":
-        try:
-            compile(content, expect.path, "exec")
-        except (SyntaxError, ValueError) as exc:
-            raise ProposalError(Reason.INVALID_PYTHON, f"{expect.path}: {exc}") from None
+        quote = python_syntax_error(content, path)
+        if quote is not None:
+            where = re.search(r"line (\d+)", quote)
+            detail = f"{path}: {quote.splitlines()[-1]}" + (f" (line {where.group(1)})" if where else "")
+            raise ReplyError(Reason.INVALID_PYTHON, detail, path=path, quote=quote)
+        unimported = unimported_module(content)
+        if unimported is not None:
+            name, line = unimported
+            detail = f"{path}: line {line}: the module {name!r} is used but never imported"
+            raise ReplyError(Reason.INVALID_PYTHON, detail, path=path, quote=detail + "\n" + numbered(content, line))
+        if expect.new_work and not asserts_something(content):
+            detail = f"{path}: no assert statement: a test that asserts nothing can never fail"
+            raise ReplyError(Reason.NO_ASSERTION, detail, path=path)
     elif expect.language == "bash":
-        error = bash_syntax_error(content.encode("utf-8"))
-        if error:
-            raise ProposalError(Reason.INVALID_BASH, f"{expect.path}: {error}")
+        quote = bash_error(content, path)
+        if quote is not None:
+            raise ReplyError(
+                Reason.INVALID_BASH, quote.splitlines()[0].removeprefix("bash -n "), path=path, quote=quote
+            )
+        if expect.new_work and not runs_a_command(content):
+            detail = f"{path}: no command, only comments, `set`, `:` or assignments: the steps do no work"
+            raise ReplyError(Reason.NO_NEW_COMMAND, detail, path=path)
     elif expect.language == "toml":
         try:
             tomllib.loads(content)
         except tomllib.TOMLDecodeError as exc:
-            raise ProposalError(Reason.INVALID_TOML, f"{expect.path}: {exc}") from None
+            raise ReplyError(Reason.INVALID_TOML, f"{path}: {exc}", path=path) from None
     elif expect.language == "dockerfile":
-        for line in content.splitlines():
-            if re.match(r"^\s*FROM\s", line, re.IGNORECASE):
-                raise ProposalError(
+        for text in content.splitlines():
+            if re.match(r"^\s*FROM\s", text, re.IGNORECASE):
+                raise ReplyError(
                     Reason.INVALID_DOCKERFILE,
-                    f"{expect.path}: lines appended to the parent's "
-                    f"Dockerfile may not start a new stage ({line.strip()!r})",
+                    f"{path}: lines appended to the parent's Dockerfile may not start a new stage ({text.strip()!r})",
+                    path=path,
                 )
+
+
+def unimported_module(source: str) -> tuple[str, int] | None:
+    """(name, line) of a standard-library module the code uses as `name.attr` but never binds
+    (the missing `import re`); None when every such name is bound, or the module star-imports."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    bound: set[str] = set()
+    used: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return None
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound |= set(node.names)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            used.append((node.value.id, node.lineno))
+    for name, line in used:
+        if name in sys.stdlib_module_names and name not in bound and not hasattr(builtins, name):
+            return name, line
+    return None

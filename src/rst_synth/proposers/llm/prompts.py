@@ -37,6 +37,7 @@ THEMES: tuple[str, ...] = (
 """Workflow themes, one drawn per child for diversity; the drawn theme names the step in the lineage."""
 
 STAGES: tuple[str, ...] = ("extend", "realign_tests", "realign_instruction", "repair")
+"""The stages with a prompt of their own; a re-ask ("reask") follows up on one of them."""
 
 STEPS_PATH = "solution/steps.sh"
 DOCKERFILE_APPEND_PATH = "environment/Dockerfile.append"
@@ -254,16 +255,52 @@ def candidate_context(
 
 
 def rejection_context(
-    budgets: PromptBudgets, *, check: str, reason: str, detail: str, output_tail: str, attempt: int, hint: str
+    budgets: PromptBudgets,
+    *,
+    check: str,
+    reason: str,
+    detail: str,
+    output_tail: str,
+    attempt: int,
+    hint: str,
+    error: str = "",
 ) -> dict[str, Any]:
+    """What a repair is told of the rejection; `error` is the exact error quoted (errors.py)."""
     return {
         "check": check,
         "reason": reason,
         "detail": detail,
         "attempt": attempt,
         "hint": hint,
+        "error": _nl(elide(error.strip("\n"), budgets.output_tail_chars)) if error.strip() else "",
         "output_tail": _nl(tail(output_tail.strip("\n"), budgets.output_tail_chars)),
     }
+
+
+def reask_message(
+    env: Environment,
+    budgets: PromptBudgets,
+    *,
+    reason: str,
+    quote: str,
+    hint: str,
+    files: list[tuple[str, str]],
+    single: bool,
+) -> dict[str, str]:
+    """The user message that follows a malformed reply: the exact parse error, and a request for the
+    broken block only (`single`) or for all of `files` ((path, language) pairs) again."""
+    path, language = files[0]
+    text = env.get_template("reask.j2").render(
+        reason=reason,
+        quote=elide(quote.strip("\n"), budgets.output_tail_chars).rstrip("\n"),
+        hint=hint.rstrip("."),
+        path=path if single else "",
+        language=language,
+        first_path=path,
+        files=", ".join(f"{p} ({lang})" for p, lang in files),
+        placeholder="# the complete file" if language in ("bash", "python", "dockerfile") else "the complete text",
+    )
+    return {"role": "user", "content": text.strip() + "\n"}
 
 
 def environment() -> Environment:
@@ -321,6 +358,7 @@ def stage_contexts(
         output_tail="1 passed in 0.01s",
         attempt=1,
         hint="",
+        error="FAILED tests/test_step_r1.py::test_sample_0 - assert 0 > 0",
     )
     return {
         "extend": base,

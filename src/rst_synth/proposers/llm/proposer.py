@@ -2,11 +2,18 @@
 
 Every call passes the proposal's seed to the model (and so to the response cache): the same
 parent and seed give the same prompts, so a repeated proposal is answered from the cache.
+
+A reply that cannot be parsed ends the call with an `LLMProposalError` that offers a retry: one
+re-ask (the same chat, the broken reply, then the exact parse error and a request for the broken
+block only), after which the stages go on from where they stopped. The candidate pipeline spends
+one repair attempt on each such retry.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +24,8 @@ from rst_synth.proposers.base import Proposal, ProposalError, Usage
 from rst_synth.proposers.child import without_trailing_exit
 from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.llm.child import NAME, Parts, build_child, parts_of
-from rst_synth.proposers.llm.parse import Expect, parse_reply
+from rst_synth.proposers.llm.errors import exact_error
+from rst_synth.proposers.llm.parse import Expect, ReplyError, parse_reply
 from rst_synth.proposers.llm.prompts import (
     ADDENDUM_PATH,
     DOCKERFILE_APPEND_PATH,
@@ -30,6 +38,7 @@ from rst_synth.proposers.llm.prompts import (
     parent_context,
     rejection_context,
 )
+from rst_synth.proposers.llm.reask import UnusableReply, reask_request
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
 from rst_synth.validator import Reason, ValidationReport
@@ -55,14 +64,26 @@ REPAIR_HINTS: dict[Reason, str] = {
     Reason.BUILD_TIMEOUT: "the image build took too long: install fewer packages",
     Reason.COPIES_SOLUTION: "the Dockerfile must never COPY solution/ into the image",
     Reason.COPIES_TESTS: "the Dockerfile must never COPY tests/ into the image",
+    Reason.NO_NEW_COMMAND: "the new steps run no command (only comments, `set`, `:` or assignments): write commands "
+    "that read the parent's outputs and write new files",
+    Reason.NO_ASSERTION: "the new test module asserts nothing: every test must assert the exact contents the new "
+    "steps produce",
+    Reason.REPAIR_UNCHANGED: "the last repair sent the rejected files back unchanged: change what the rejection names",
 }
 
 
 class LLMProposalError(ProposalError):
-    """A ProposalError that carries what the calls made before it cost."""
+    """A ProposalError that carries what the calls made before it cost (and, for a malformed reply,
+    the re-ask to retry with)."""
 
-    def __init__(self, reason: Reason, detail: str, usage: Usage) -> None:
-        super().__init__(reason, detail, usage)  # the base class carries the usage
+    def __init__(
+        self,
+        reason: Reason,
+        detail: str,
+        usage: Usage,
+        retry: Callable[[int], Awaitable[Proposal]] | None = None,
+    ) -> None:
+        super().__init__(reason, detail, usage, retry)  # the base class carries the usage
 
 
 class LLMProposerConfig(BaseModel):
@@ -77,6 +98,27 @@ class LLMProposerConfig(BaseModel):
     budgets: PromptBudgets = Field(default_factory=PromptBudgets)
     discover: bool = True
     """Run the parent's solution once to list what it produced (needs the sandbox)."""
+
+
+@dataclass
+class _Draft:
+    """A candidate in the making: what the stages so far gave. The flows skip a stage whose part is
+    there, so after a re-ask fills the stage that failed, the same flow goes on from it."""
+
+    parent: Task
+    found: Discovery | None
+    base: dict[str, Any]
+    seed: int
+    usage: Usage
+    steps: str | None = None
+    docker: str = ""
+    tests: str | None = None
+    addendum: str | None = None
+    rejected: Parts | None = None
+    """The parts a repair starts from (None for a proposal)."""
+    repair_context: dict[str, Any] = field(default_factory=dict)
+    repair_seed: int = 0
+    fixed: Parts | None = None
 
 
 class LLMProposer:
@@ -124,47 +166,13 @@ class LLMProposer:
         return await self._discoveries.get(self.sandbox, parent)
 
     async def propose(self, parent: Task, *, seed: int) -> Proposal:
-        usage = Usage()
         found = await self.discovery(parent)
         base = parent_context(parent, found, self.config.budgets, self.theme(parent, seed))
-        budgets = self.config.budgets
-
-        first = await self._ask(
-            "extend",
-            base,
-            [
-                Expect(STEPS_PATH, "bash", accept=("solution/*.sh",)),
-                Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
-            ],
-            seed=seed,
-            usage=usage,
-        )
-        steps, docker = _without_prefix(first[STEPS_PATH], parent.solve_sh), first.get(DOCKERFILE_APPEND_PATH, "")
-
-        context = {**base, **candidate_context(budgets, steps=steps, dockerfile_append=docker)}
-        test_expect = Expect(base["test_path"], "python", accept=("tests/test_*.py", "test_*.py"))
-        tests = (await self._ask("realign_tests", context, [test_expect], seed=seed, usage=usage))[base["test_path"]]
-
-        context = {**base, **candidate_context(budgets, steps=steps, tests=tests, dockerfile_append=docker)}
-        addendum = (
-            await self._ask(
-                "realign_instruction",
-                context,
-                [Expect(ADDENDUM_PATH, "markdown", accept=("*.md",))],
-                seed=seed,
-                usage=usage,
-            )
-        )[ADDENDUM_PATH]
-        addendum = _without_prefix(addendum, parent.instruction)
-
-        parts = Parts(
-            theme=base["theme"], tag=base["tag"], steps=steps, tests=tests, addendum=addendum, dockerfile_append=docker
-        )
-        return self._proposal(parent, parts, found, seed, usage)
+        return await self._guarded(self._extend_flow, _Draft(parent, found, base, seed, Usage()))
 
     async def repair(self, parent: Task, rejected: Proposal, report: ValidationReport, *, attempt: int) -> Proposal:
-        """One call showing the rejected candidate and why; files the reply leaves out stay as they were."""
-        usage = rejected.usage.model_copy()
+        """One call showing the rejected candidate, why, and the exact error; files the reply leaves
+        out stay as they were."""
         found = await self.discovery(parent)
         parts = parts_of(parent, rejected.task)
         budgets = self.config.budgets
@@ -188,50 +196,154 @@ class LLMProposer:
                 attempt=attempt,
                 output_tail=failure.output_tail if failure else "",
                 hint=REPAIR_HINTS.get(reason, "") if reason else "",
+                error=exact_error(failure, rejected.task),
             ),
         }
-        expected = [
-            Expect(STEPS_PATH, "bash", required=False, accept=("solution/*.sh",)),
-            Expect(parts.test_path, "python", required=False, accept=("tests/test_*.py", "test_*.py")),
+        draft = _Draft(parent, found, base, rejected.seed, rejected.usage.model_copy(), rejected=parts)
+        draft.repair_context, draft.repair_seed = context, rejected.seed * 1000 + attempt
+        return await self._guarded(self._repair_flow, draft)
+
+    # -- the flows: re-entrant over a draft ----------------------------------------------------
+
+    async def _extend_flow(self, d: _Draft) -> Proposal:
+        budgets = self.config.budgets
+        if d.steps is None:
+            self._take(d, "extend", await self._ask("extend", d.base, self._expected("extend", d), d))
+        context = {**d.base, **candidate_context(budgets, steps=d.steps or "", dockerfile_append=d.docker)}
+        if d.tests is None:
+            self._take(
+                d, "realign_tests", await self._ask("realign_tests", context, self._expected("realign_tests", d), d)
+            )
+        context.update(candidate_context(budgets, steps=d.steps or "", tests=d.tests or "", dockerfile_append=d.docker))
+        if d.addendum is None:
+            stage = "realign_instruction"
+            self._take(d, stage, await self._ask(stage, context, self._expected(stage, d), d))
+        parts = Parts(
+            theme=d.base["theme"],
+            tag=d.base["tag"],
+            steps=d.steps or "",
+            tests=d.tests or "",
+            addendum=d.addendum or "",
+            dockerfile_append=d.docker,
+        )
+        return self._proposal(d.parent, parts, d.found, d.seed, d.usage)
+
+    async def _repair_flow(self, d: _Draft) -> Proposal:
+        if d.fixed is None:
+            files = await self._ask("repair", d.repair_context, self._expected("repair", d), d, seed=d.repair_seed)
+            self._take(d, "repair", files)
+        assert d.fixed is not None
+        return self._proposal(d.parent, d.fixed, d.found, d.seed, d.usage)
+
+    def _expected(self, stage: str, d: _Draft) -> list[Expect]:
+        test_path = d.base["test_path"]
+        tests = ("tests/test_*.py", "test_*.py")
+        if stage == "extend":
+            return [
+                Expect(STEPS_PATH, "bash", accept=("solution/*.sh",), new_work=True),
+                Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
+            ]
+        if stage == "realign_tests":
+            return [Expect(test_path, "python", accept=tests, new_work=True)]
+        if stage == "realign_instruction":
+            return [Expect(ADDENDUM_PATH, "markdown", accept=("*.md",))]
+        return [
+            Expect(STEPS_PATH, "bash", required=False, accept=("solution/*.sh",), new_work=True),
+            Expect(test_path, "python", required=False, accept=tests, new_work=True),
             Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",)),
             Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
         ]
-        files = await self._ask(
-            "repair", context, expected, seed=rejected.seed * 1000 + attempt, usage=usage, require_any=True
-        )
-        fixed = parts.model_copy(
-            update={
-                "steps": _without_prefix(files.get(STEPS_PATH, parts.steps), parent.solve_sh),
-                "tests": files.get(parts.test_path, parts.tests),
-                "addendum": _without_prefix(files.get(ADDENDUM_PATH, parts.addendum), parent.instruction),
-                "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
-            }
-        )
-        return self._proposal(parent, fixed, found, rejected.seed, usage)
 
-    def _proposal(self, parent: Task, parts: Parts, found: Discovery | None, seed: int, usage: Usage) -> Proposal:
-        artifacts = [a.path for a in found.artifacts] if found else []
-        child = build_child(parent, parts, artifacts)
-        return Proposal(task=child, steps=[parts.theme], seed=seed, usage=usage)
+    @staticmethod
+    def _take(d: _Draft, stage: str, files: dict[str, str]) -> None:
+        """Put a stage's parsed files into the draft."""
+        if stage == "extend":
+            d.steps = _without_prefix(files[STEPS_PATH], d.parent.solve_sh)
+            d.docker = files.get(DOCKERFILE_APPEND_PATH, "")
+        elif stage == "realign_tests":
+            d.tests = files[d.base["test_path"]]
+        elif stage == "realign_instruction":
+            d.addendum = _without_prefix(files[ADDENDUM_PATH], d.parent.instruction)
+        else:
+            parts = d.rejected
+            assert parts is not None
+            d.fixed = parts.model_copy(
+                update={
+                    "steps": _without_prefix(files.get(STEPS_PATH, parts.steps), d.parent.solve_sh),
+                    "tests": files.get(parts.test_path, parts.tests),
+                    "addendum": _without_prefix(files.get(ADDENDUM_PATH, parts.addendum), d.parent.instruction),
+                    "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
+                }
+            )
+
+    # -- re-asks ------------------------------------------------------------------------------
+
+    async def _guarded(
+        self,
+        flow: Callable[[_Draft], Awaitable[Proposal]],
+        d: _Draft,
+        first: Callable[[_Draft], Awaitable[None]] | None = None,
+    ) -> Proposal:
+        """`first(d)` (a re-ask), then `flow(d)`; an unusable reply becomes an LLMProposalError whose
+        retry re-asks once about it and then goes on with `flow`."""
+        try:
+            if first is not None:
+                await first(d)
+            return await flow(d)
+        except UnusableReply as caught:
+            unusable = caught  # `caught` is unbound when the except block ends; the retry outlives it
+
+            async def retry(attempt: int) -> Proposal:
+                async def reask(draft: _Draft) -> None:
+                    self._take(draft, unusable.stage, await self._reask(unusable, draft))
+
+                return await self._guarded(flow, d, reask)
+
+            error = unusable.error
+            raise LLMProposalError(
+                error.reason, f"{unusable.stage}: {error.detail}", d.usage.model_copy(), retry=retry
+            ) from None
+
+    async def _reask(self, unusable: UnusableReply, d: _Draft) -> dict[str, str]:
+        """One call about an unusable reply (reask.py); the stage's files, intact blocks of earlier replies kept."""
+        asked, kept, chat = reask_request(unusable, self._env, self.config.budgets, REPAIR_HINTS)
+        require_any = not any(e.required for e in asked)
+        try:
+            files = await self._chat_files(unusable.stage, chat, asked, d, seed=unusable.seed, require_any=require_any)
+        except UnusableReply as again:  # the next re-ask is about this reply, for the same stage's files
+            again.expected, again.kept = unusable.expected, kept
+            raise
+        return {**kept, **files}
+
+    # -- one call ------------------------------------------------------------------------------
 
     async def _ask(
+        self, stage: str, context: dict[str, Any], expected: list[Expect], d: _Draft, *, seed: int | None = None
+    ) -> dict[str, str]:
+        """One chat call of `stage`, its cost added to the draft's usage, its reply parsed into files."""
+        chat = messages(self._env, stage, context)
+        require_any = not any(e.required for e in expected)
+        return await self._chat_files(
+            stage, chat, expected, d, seed=d.seed if seed is None else seed, require_any=require_any
+        )
+
+    async def _chat_files(
         self,
         stage: str,
-        context: dict[str, Any],
+        chat: list[dict[str, str]],
         expected: list[Expect],
+        d: _Draft,
         *,
         seed: int,
-        usage: Usage,
-        require_any: bool = False,
+        require_any: bool,
     ) -> dict[str, str]:
-        """One chat call of `stage`, its cost added to `usage`, its reply parsed into files."""
-        chat = messages(self._env, stage, context)
+        usage = d.usage
         try:
             result = await self.llm().chat(
                 chat, temperature=self.config.temperature, max_tokens=self.config.max_tokens, seed=seed
             )
         except LLMError as exc:
-            raise LLMProposalError(Reason.LLM_ERROR, f"{stage}: {exc}", usage) from None
+            raise LLMProposalError(Reason.LLM_ERROR, f"{stage}: {exc}", usage.model_copy()) from None
         usage.calls += 1
         if result.cache_hit:
             usage.cached_calls += 1  # nothing spent: the client bills cache hits at 0
@@ -241,8 +353,13 @@ class LLMProposer:
             usage.cost_usd += result.cost_usd
         try:
             return parse_reply(result.text, expected, finish_reason=result.finish_reason, require_any=require_any)
-        except ProposalError as exc:
-            raise LLMProposalError(exc.reason, f"{stage}: {exc.detail}", usage) from None
+        except ReplyError as exc:
+            raise UnusableReply(stage, chat, result.text, exc, expected, seed) from None
+
+    def _proposal(self, parent: Task, parts: Parts, found: Discovery | None, seed: int, usage: Usage) -> Proposal:
+        artifacts = [a.path for a in found.artifacts] if found else []
+        child = build_child(parent, parts, artifacts)
+        return Proposal(task=child, steps=[parts.theme], seed=seed, usage=usage.model_copy())
 
 
 def _without_prefix(text: str, parent_text: str) -> str:
