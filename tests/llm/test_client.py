@@ -160,6 +160,36 @@ def test_slow_replies_time_out_after_retries() -> None:
     assert str(error) == f"timeout: 2 attempts, last timeout after 0.2s from {server.base_url}"
 
 
+def test_a_retry_after_a_timeout_says_so_on_one_warning_line(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="rst_synth.llm.client")
+    with FakeOpenAI() as server:
+        server.script(Reply("late", delay_sec=2.0), Reply("in time"))
+        assert with_llm(config(server, timeout_sec=0.2), lambda llm: llm.chat(HELLO)).text == "in time"
+        assert len(server.requests) == 2
+    (line,) = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    message = line.getMessage()
+    assert "\n" not in message and message.startswith(f"llm attempt 1/3: no reply from {server.base_url} within 0.2s")
+    assert "sending it again from scratch" in message and "[llm] timeout_sec" in message
+    # Other retryable failures stay below the warning level.
+    caplog.clear()
+    with FakeOpenAI() as server:
+        server.script(Reply(status=503), Reply("up"))
+        with_llm(config(server), lambda llm: llm.chat(HELLO))
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_local_endpoint_gets_the_local_default_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RST_TEST_REMOTE_KEY", "sk-test-remote")
+    with FakeOpenAI() as server:
+        local = make_llm(config(server, timeout_sec=None))
+        remote_url = "https://api.example.com/v1"
+        remote = make_llm(config(server, timeout_sec=None, base_url=remote_url, api_key_env="RST_TEST_REMOTE_KEY"))
+        assert isinstance(local, OpenAICompatibleLLM) and isinstance(remote, OpenAICompatibleLLM)
+        assert (local._client.timeout, remote._client.timeout) == (600.0, 180.0)
+        asyncio.run(local.close())
+        asyncio.run(remote.close())
+
+
 def test_dropped_connection_is_retried() -> None:
     with FakeOpenAI() as server:
         server.script(Reply(drop_connection=True), Reply("back"))

@@ -41,6 +41,26 @@ def test_defaults() -> None:
     assert cfg.price_table() == DEFAULT_PRICES
 
 
+@pytest.mark.parametrize(
+    "base_url, timeout",
+    [
+        (None, 180.0),
+        ("https://api.deepseek.com/v1", 180.0),
+        ("http://8.8.8.8:8000/v1", 180.0),
+        ("http://127.0.0.1:8080/v1", 600.0),
+        ("http://localhost:8080/v1", 600.0),
+        ("http://[::1]:8080/v1", 600.0),
+        ("http://192.168.1.20:8000/v1", 600.0),
+        ("http://10.0.0.7/v1", 600.0),
+        ("http://llama:8080/v1", 600.0),  # a container or LAN host name
+        ("http://gpu-box.local:8000/v1", 600.0),
+    ],
+)
+def test_the_default_timeout_is_scaled_for_self_hosted_endpoints(base_url: str | None, timeout: float) -> None:
+    assert LLMConfig(base_url=base_url).request_timeout_sec() == timeout
+    assert LLMConfig(base_url=base_url, timeout_sec=42).request_timeout_sec() == 42.0  # a given limit wins
+
+
 def test_file_then_env_then_overrides(tmp_path: Path) -> None:
     path = write(tmp_path, TOML)
     from_file = LLMConfig.from_sources(path, {})

@@ -72,7 +72,7 @@ class OpenAICompatibleLLM:
         self._client = openai.AsyncOpenAI(
             base_url=config.base_url,
             api_key=self._api_key,
-            timeout=config.timeout_sec,
+            timeout=config.request_timeout_sec(),
             max_retries=0,
         )
         self.endpoint = (config.base_url or str(self._client.base_url)).rstrip("/")
@@ -179,7 +179,7 @@ class OpenAICompatibleLLM:
             try:
                 completion = await self._client.chat.completions.create(**kwargs)
             except openai.APITimeoutError:  # before APIConnectionError: it is a subclass
-                reason, last = "timeout", f"timeout after {self.config.timeout_sec:g}s"
+                reason, last = "timeout", f"timeout after {self.config.request_timeout_sec():g}s"
             except openai.APIConnectionError as exc:
                 cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
                 reason, last = "connection", f"dropped connection ({cause})"
@@ -202,14 +202,22 @@ class OpenAICompatibleLLM:
                 return self._result(completion), attempt
             if attempt < total:
                 delay = self._backoff(attempt, retry_after)
-                log.info(
-                    "llm attempt %d/%d failed (%s), retrying in %.2fs",
-                    attempt,
-                    total,
-                    last,
-                    delay,
-                    extra={"llm": {"model": self.config.model, "reason": reason, "attempt": attempt}},
-                )
+                fields = {"llm": {"model": self.config.model, "reason": reason, "attempt": attempt}}
+                if reason == "timeout":  # the server may still be working on it: say so where people look
+                    log.warning(
+                        "llm attempt %d/%d: no reply from %s within %s; sending it again from scratch in %.2fs "
+                        "(a slow server needs a larger [llm] timeout_sec)",
+                        attempt,
+                        total,
+                        self.endpoint,
+                        last.removeprefix("timeout after "),
+                        delay,
+                        extra=fields,
+                    )
+                else:
+                    log.info(
+                        "llm attempt %d/%d failed (%s), retrying in %.2fs", attempt, total, last, delay, extra=fields
+                    )
                 await asyncio.sleep(delay)
         raise LLMError(reason, f"{total} attempts, last {last} from {self.endpoint}")
 

@@ -7,11 +7,13 @@ of the config: only the *name* of the variable holding it, read when the client 
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -24,6 +26,31 @@ ENV_VARS: dict[str, str] = {
     "RST_LLM_MAX_CONCURRENCY": "max_concurrency",
 }
 """Environment variables read by `LLMConfig.from_sources`, and the field each one sets."""
+
+
+REMOTE_TIMEOUT_SEC = 180.0
+"""Default limit of one attempt against a hosted API, which starts answering within seconds."""
+LOCAL_TIMEOUT_SEC = 600.0
+"""Default limit of one attempt against a self-hosted server. Measured: llama.cpp serving a 1.5B
+model on 2 CPU cores reads a 2.8k-4.7k token prompt and writes its reply at about 9 tokens/s, and
+sends nothing before the reply is complete; 180 s cut the first request short, and a retry starts
+again from scratch."""
+
+
+def is_self_hosted(base_url: str | None) -> bool:
+    """True for an endpoint on this machine or a private network: a loopback, private or link-local
+    address, `localhost`, a `.localhost`/`.local`/`.internal` name, or a name without a dot (a
+    container or LAN host name)."""
+    if not base_url:
+        return False
+    host = (urlparse(base_url).hostname or "").lower()
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host or host.endswith((".localhost", ".local", ".internal"))
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 class LLMConfigError(ValueError):
@@ -44,8 +71,10 @@ class LLMConfig(BaseModel):
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (the key itself is never stored here).
     When it is unset, a local base_url (127.0.0.1, localhost) still works with a placeholder key."""
-    timeout_sec: float = Field(default=180.0, gt=0)
-    """Limit of one HTTP attempt, connect to last byte; an attempt past it counts as a timeout."""
+    timeout_sec: float | None = Field(default=None, gt=0)
+    """Limit of one HTTP attempt: the connection, then each wait for the next byte (a reply that is not
+    streamed comes whole, so in practice the whole request); an attempt past it counts as a timeout.
+    None: `REMOTE_TIMEOUT_SEC`, or `LOCAL_TIMEOUT_SEC` for a self-hosted endpoint (`is_self_hosted`)."""
     max_retries: int = Field(default=5, ge=0)
     """Further attempts after a retryable failure (429, 5xx, timeout, dropped connection)."""
     backoff_base_sec: float = Field(default=1.0, ge=0)
@@ -62,6 +91,12 @@ class LLMConfig(BaseModel):
     """Directory of the on-disk response cache; None: no cache, every call is sent."""
     prices: dict[str, Price] = Field(default_factory=dict)
     """Prices per model, added to (and overriding) the built-in list prices."""
+
+    def request_timeout_sec(self) -> float:
+        """`timeout_sec`, or its default for where `base_url` points."""
+        if self.timeout_sec is not None:
+            return self.timeout_sec
+        return LOCAL_TIMEOUT_SEC if is_self_hosted(self.base_url) else REMOTE_TIMEOUT_SEC
 
     def price_table(self) -> dict[str, Price]:
         """The built-in list prices with this config's entries on top."""
