@@ -43,7 +43,5 @@ app.command("export")(export_command)
 app.command("validate")(validate_command)
 app.command("extend")(extend_command)
 app.command("eval")(eval_command)
-app.add_typer(
-    import_app, name="import", help="Convert tasks from other formats (Terminal-Bench 1) to the Harbor layout."
-)
+app.add_typer(import_app, name="import", help="Take Harbor (Terminal-Bench 2) or Terminal-Bench 1 tasks as seeds.")
 app.add_typer(seeds_app, name="seeds", help="Inspect a library of seed tasks.")

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
 
+from rst_synth.proposers.base import ProposalError
 from rst_synth.task import Lineage, Metadata, StepRecord, Task, TaskInfo, TaskPaths
+from rst_synth.task.dockerfile import as_root, without_root_wrap
+from rst_synth.task.shell import logical_lines
+from rst_synth.validator import Reason
 
 _TRAILING_EXIT = re.compile(r"(\n\s*exit(\s+0)?\s*)+\s*$")
 
@@ -92,7 +97,9 @@ def assemble_child(parent: Task, extension: Extension, *, proposer: str) -> Task
     child.instruction = instruction
     appended = (_apt_line(extension.packages) if extension.packages else "") + _lines(extension.dockerfile_append)
     if appended:
-        child.set_text(TaskPaths.DOCKERFILE, parent.dockerfile.rstrip("\n") + "\n" + appended)
+        dockerfile = parent.dockerfile.rstrip("\n") + "\n" + as_root(parent.dockerfile, appended)
+        child.set_text(TaskPaths.DOCKERFILE, dockerfile)
+    run_new_modules(parent, child, [record.test_module for record in records])
     _realign_config(child, parent, extension, records, proposer)
     return child
 
@@ -121,7 +128,7 @@ def split_child(parent: Task, child: Task) -> Extension:
     prefix = parent.dockerfile.rstrip("\n")
     dockerfile = child.dockerfile
     append = dockerfile[len(prefix) :] if dockerfile.startswith(prefix) else ""
-    return Extension(steps=steps, dockerfile_append=_lines(append))
+    return Extension(steps=steps, dockerfile_append=without_root_wrap(parent.dockerfile, _lines(append)))
 
 
 def _slice(lines: list[str], span: tuple[int, int]) -> str:
@@ -163,3 +170,83 @@ def _realign_config(child: Task, parent: Task, extension: Extension, records: li
             "metrics": None,
         }
     )
+
+
+# --- The verifier: new test modules must run under the parent's test.sh as it is written. ---
+
+_PYTEST_RUN = re.compile(r"(?<![\w.=-])(?:py\.test|pytest)(?![\w.=-])")
+"""pytest as a command word (not `-w pytest==8.4.1`, not `pytest-json-ctrf`)."""
+_MODULE_ARG = re.compile(
+    r"(?<!\S)(?P<quote>[\"']?)(?P<path>[^\s\"';&|()<>]*?\.py)(?P<node>::[^\s\"';&|()<>]*)?(?P=quote)(?=[\s;&|)]|$)"
+)
+
+
+class ModuleArgument(BaseModel):
+    """Where a verifier script names a test module on its pytest command line."""
+
+    script: str
+    """The script, relative to the task directory (tests/test.sh or a script it runs)."""
+    end: int
+    """Offset in the script just after the argument."""
+    tests_dir: str
+    """How the argument spells the tests folder ("/tests/", "$TEST_DIR/", "" when relative)."""
+    quote: str
+
+
+def run_new_modules(parent: Task, child: Task, modules: list[str]) -> None:
+    """Make the child's verifier run `modules` as well: a pytest command that names test modules gets
+    the new ones after the last it names; one that runs a folder collects them as they are. The reward
+    logic around the command is left as it is. ProposalError when the verifier runs no pytest at all."""
+    if not modules:
+        return
+    argument = last_module_argument(parent)
+    if argument is None:
+        if not any(_pytest_lines(parent.text(script)) for script in verifier_scripts(parent)):
+            raise ProposalError(
+                Reason.VERIFIER_NOT_EXTENDABLE,
+                f"{TaskPaths.TEST_SH} runs no pytest command, so new test modules would never run",
+            )
+        return  # pytest collects the folder: test_step_*.py modules are found as they are
+    text = parent.text(argument.script)
+    names = [PurePosixPath(module).relative_to(TaskPaths.TESTS_DIR).as_posix() for module in modules]
+    added = "".join(f" {argument.quote}{argument.tests_dir}{name}{argument.quote}" for name in names)
+    child.set_text(argument.script, text[: argument.end] + added + text[argument.end :])
+
+
+def verifier_scripts(task: Task) -> list[str]:
+    """tests/test.sh, then the other scripts under tests/ that it names (a runner it calls)."""
+    main = task.text(TaskPaths.TEST_SH)
+    others = sorted(
+        rel
+        for rel in task.files
+        if rel.startswith(f"{TaskPaths.TESTS_DIR}/") and rel.endswith(".sh") and rel != TaskPaths.TEST_SH
+    )
+    return [TaskPaths.TEST_SH, *(rel for rel in others if PurePosixPath(rel).name in main)]
+
+
+def last_module_argument(task: Task) -> ModuleArgument | None:
+    """The last test module named on a pytest command line of the verifier (test.sh first, then the
+    scripts it runs); None when every pytest command runs a folder."""
+    modules = [rel[len(TaskPaths.TESTS_DIR) + 1 :] for rel in task.files if rel.startswith(f"{TaskPaths.TESTS_DIR}/")]
+    for script in verifier_scripts(task):
+        text = task.text(script)
+        found = None
+        for start, end in _pytest_lines(text):
+            for match in _MODULE_ARG.finditer(text, start, end):
+                path = match.group("path")
+                module = next((m for m in modules if path == m or path.endswith("/" + m)), None)
+                if module is not None:
+                    found = ModuleArgument(
+                        script=script,
+                        end=match.end(),
+                        tests_dir=path[: len(path) - len(module)],
+                        quote=match.group("quote"),
+                    )
+        if found is not None:
+            return found
+    return None
+
+
+def _pytest_lines(script: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the logical lines that run pytest (comments and here-documents aside)."""
+    return [(line.start, line.end) for line in logical_lines(script) if line.code and _PYTEST_RUN.search(line.text)]

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from rst_synth.task.config import AgentConfig, EnvironmentConfig, Metadata, TaskConfig, TaskInfo, VerifierConfig
+from rst_synth.task.dockerfile import apt_base, as_root
 from rst_synth.task.errors import TaskFormatError
 from rst_synth.task.paths import TaskPaths
 from rst_synth.task.task import Task
@@ -65,7 +66,6 @@ _FLAGS_WITH_ARG = {
     "--python",
     "--group",
 }
-_APT_BASE = re.compile(r"debian|ubuntu|bookworm|bullseye|buster|trixie|noble|jammy|focal|bionic")
 _SKIPPED_PARTS = {"__pycache__", ".git", ".DS_Store"}
 
 
@@ -81,9 +81,9 @@ def convert_tb1(src: Path) -> Task:
     service = _compose_service(src)
     dockerfile_name = _dockerfile_name(src, service)
 
-    files, executable = _copy_tree(src, TaskPaths.ENVIRONMENT_DIR, exclude=NOT_ENVIRONMENT)
+    files, executable = copy_tree(src, TaskPaths.ENVIRONMENT_DIR, exclude=NOT_ENVIRONMENT)
     dockerfile = _read_bytes(src / dockerfile_name).decode("utf-8", errors="replace")
-    tests, test_exec = _copy_tree(src / TESTS_DIR, TaskPaths.TESTS_DIR)
+    tests, test_exec = copy_tree(src / TESTS_DIR, TaskPaths.TESTS_DIR)
     if TaskPaths.TEST_SH in tests:
         raise TaskFormatError(src / TESTS_DIR / "test.sh", "clashes with the generated verifier tests/test.sh")
     files.update(tests)
@@ -92,7 +92,7 @@ def convert_tb1(src: Path) -> Task:
     runner = run_tests.decode("utf-8", errors="replace")
     if fetches_from_internet(runner):
         command = _offline_pytest(src, tests)
-        dockerfile = _with_test_dependencies(dockerfile, python_requirements(runner))
+        dockerfile = bake_test_dependencies(dockerfile, python_requirements(runner))
     else:
         command = RUN_ORIGINAL
     dockerfile += _env_lines(service)
@@ -253,7 +253,8 @@ def _env_lines(service: dict[str, Any]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _copy_tree(root: Path, dest: str, exclude: frozenset[str] = frozenset()) -> tuple[dict[str, bytes], set[str]]:
+def copy_tree(root: Path, dest: str, exclude: frozenset[str] = frozenset()) -> tuple[dict[str, bytes], set[str]]:
+    """Every file under `root` keyed `dest/<relative path>`, and those with an execute bit."""
     files: dict[str, bytes] = {}
     executable: set[str] = set()
     if not root.is_dir():
@@ -279,36 +280,40 @@ def _offline_pytest(src: Path, tests: dict[str, bytes]) -> str:
     return f"python3 -m pytest -rA -p no:cacheprovider $TEST_DIR/{target}"
 
 
-def _with_test_dependencies(dockerfile: str, requirements: list[str]) -> str:
-    """The Dockerfile plus a RUN line baking in pytest and the tests' packages (builds have network)."""
+def bake_test_dependencies(
+    dockerfile: str,
+    requirements: list[str],
+    *,
+    made_by: str = "rst import tb1",
+    wheels: str | None = None,
+    apt_packages: list[str] | None = None,
+) -> str:
+    """The Dockerfile plus lines baking in pytest, the tests' Python packages and `apt_packages`, so the
+    verifier runs offline. `wheels` names a folder of the build context holding every wheel the
+    requirements need: pip then installs from it alone (builds need no index); without it pip reaches
+    the index at build time, and an apt base gets Debian's pytest."""
     pins = [r for r in requirements if re.split(r"[<>=!~\[]", r, maxsplit=1)[0].lower() != "pytest"]
     pytest_req = next((r for r in requirements if r not in pins), "pytest")
     pip = "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-cache-dir"
-    if _apt_base(dockerfile):
-        apt = "python3 python3-pytest" + (" python3-pip" if pins else "")
-        run = f"apt-get update && apt-get install -y --no-install-recommends {apt} && rm -rf /var/lib/apt/lists/*"
-        if pins:
-            run += f" && {pip} {' '.join(shlex.quote(p) for p in pins)}"
+    if wheels:
+        pip += f" --no-index --find-links /tmp/{wheels}"
+    from_pip = [pytest_req, *pins] if wheels else pins
+    if apt_base(dockerfile):
+        apt = (
+            ["python3", "python3-pip"] if wheels else ["python3", "python3-pytest"] + (["python3-pip"] if pins else [])
+        )
+        apt += [p for p in apt_packages or [] if p not in apt]
+        install = f"apt-get install -y --no-install-recommends {' '.join(apt)}"
+        run = f"apt-get update && {install} && rm -rf /var/lib/apt/lists/*"
+        if from_pip:
+            run += f" && {pip} {' '.join(shlex.quote(p) for p in from_pip)}"
     else:
         run = f"{pip} {' '.join(shlex.quote(p) for p in [pytest_req, *pins])}"
-    user = _final_user(dockerfile)
-    lines = ["# Added by `rst import tb1`: test dependencies baked in, so the verifier runs offline."]
-    lines += ["USER root", f"RUN {run}", f"USER {user}"] if user else [f"RUN {run}"]
-    return dockerfile.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
-
-
-def _apt_base(dockerfile: str) -> bool:
-    """Whether the final stage's base image is Debian or Ubuntu, judged by its name."""
-    froms = re.findall(r"^\s*FROM\s+(.+)$", dockerfile, flags=re.IGNORECASE | re.MULTILINE)
-    image = next((w.lower() for w in (froms[-1].split() if froms else []) if not w.startswith("--")), "")
-    name = image.rsplit("/", 1)[-1]
-    # python:* images are Debian, but apt's python3 would shadow their own /usr/local python.
-    return "python" not in name and _APT_BASE.search(image) is not None
-
-
-def _final_user(dockerfile: str) -> str | None:
-    users = re.findall(r"^\s*USER\s+(\S+)", dockerfile, flags=re.IGNORECASE | re.MULTILINE)
-    return users[-1] if users and users[-1] not in ("root", "0", "0:0") else None
+    copy = f"COPY {wheels} /tmp/{wheels}\n" if wheels else ""
+    if wheels:
+        run += f" && rm -rf /tmp/{wheels}"
+    comment = f"# Added by `{made_by}`: test dependencies baked in, so the verifier runs offline.\n"
+    return dockerfile.rstrip("\n") + "\n" + comment + as_root(dockerfile, f"{copy}RUN {run}\n")
 
 
 def _positive(path: Path, raw: dict[str, Any], key: str, default: float) -> float:

@@ -56,6 +56,8 @@ class Reason(StrEnum):
     """A repair returned the candidate it was asked to repair, unchanged: not validated again."""
     SANDBOX_FAILED = "sandbox_failed"
     """The engine failed while the proposer used it (discovery): not the task's fault."""
+    VERIFIER_NOT_EXTENDABLE = "verifier_not_extendable"
+    """The parent's tests/test.sh runs no pytest command, so a child's new test modules would never run."""
     # the acceptance contract
     BAD_TASK = "bad_task"
     """A seed directory that does not load (a missing file, a malformed task.toml)."""
