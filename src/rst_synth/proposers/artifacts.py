@@ -45,6 +45,8 @@ class Artifact(BaseModel):
     new: bool = True
     """False when the file existed in the image and the solution modified it."""
     executable: bool = False
+    bookkeeping: bool = False
+    """A checksum list, archive, listing or count of other files: later steps never build on it."""
     details: dict[str, Any] = Field(default_factory=dict)
     """Kind-specific facts: csv `header`/`numeric`/`categorical`/`rows`/`delimiter`, json `type`/`keys`/
     `numeric_keys`/`string_keys`/`length`, text `lines`, sqlite `tables` {name: [columns]} and `rows`,

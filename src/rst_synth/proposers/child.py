@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, Field
 
 from rst_synth.proposers.base import ProposalError
-from rst_synth.task import Lineage, Metadata, StepRecord, Task, TaskInfo, TaskPaths
+from rst_synth.task import HistoryStep, Lineage, Metadata, StepRecord, Task, TaskInfo, TaskPaths
 from rst_synth.task.dockerfile import as_root, without_root_wrap
 from rst_synth.task.shell import logical_lines
 from rst_synth.validator import Reason
@@ -38,6 +38,10 @@ class NewStep(BaseModel):
     """The complete pytest module with the step's checks."""
     instruction: str
     """Markdown paragraph stating every behaviour the step's checks test."""
+    produces: list[str] = Field(default_factory=list)
+    """Paths of the files the step writes, where the proposer knows them (recorded in the lineage's history)."""
+    bookkeeping: bool = False
+    """A bookkeeping step (checksums, archives, listings, counts): later steps never build on its outputs."""
 
     @property
     def test_path(self) -> str:
@@ -113,8 +117,13 @@ def split_child(parent: Task, child: Task) -> Extension:
     if lineage is None or not lineage.added:
         raise ValueError(f"{child.name}: task.toml records no added steps ([[metadata.lineage.added]])")
     solve, instruction = child.solve_sh.splitlines(), child.instruction.splitlines()
+    # The history ends with this child's own steps: it carries what the step records do not.
+    own = lineage.history[len(lineage.history) - len(lineage.added) :]
+    if [h.name for h in own] != [r.name for r in lineage.added]:
+        own = []
     steps = []
-    for record in lineage.added:
+    for k, record in enumerate(lineage.added):
+        known = own[k] if own else None
         steps.append(
             NewStep(
                 name=record.name,
@@ -123,6 +132,8 @@ def split_child(parent: Task, child: Task) -> Extension:
                 solution=_slice(solve, record.solution_lines),
                 test_module=child.text(record.test_module),
                 instruction=_slice(instruction, record.instruction_lines),
+                produces=known.produces if known else [],
+                bookkeeping=known.bookkeeping if known else False,
             )
         )
     prefix = parent.dockerfile.rstrip("\n")
@@ -158,6 +169,10 @@ def _realign_config(child: Task, parent: Task, extension: Extension, records: li
     name = f"{org}/{root_short}-r{round_}-{digest}"
     info = parent.config.task or TaskInfo(name=name)
     names = [s.name for s in extension.steps]
+    # Parents made before the history existed still contribute the steps they recorded themselves.
+    earlier = lineage.history or [HistoryStep(name=r.name, consumes=r.consumes) for r in lineage.added]
+    fields = {"name", "consumes", "produces", "bookkeeping"}
+    history = [*earlier, *(HistoryStep(**s.model_dump(include=fields)) for s in extension.steps)]
     child.config.task = info.model_copy(update={"name": name, "keywords": sorted(set(info.keywords) | set(names))})
     old = parent.config.metadata
     child.config.metadata = Metadata.model_validate(
@@ -165,7 +180,13 @@ def _realign_config(child: Task, parent: Task, extension: Extension, records: li
             **old.model_dump(exclude={"lineage", "metrics", "difficulty"}),
             "difficulty": None,  # computed from measured figures once validated, never inherited
             "lineage": Lineage(
-                parent=parent.name, root=root, round=round_, proposer=proposer, steps=names, added=records
+                parent=parent.name,
+                root=root,
+                round=round_,
+                proposer=proposer,
+                steps=names,
+                added=records,
+                history=history,
             ),
             "metrics": None,
         }

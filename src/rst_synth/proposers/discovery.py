@@ -45,6 +45,7 @@ PRUNE = (
 )
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_ARTIFACTS = 60
+GIT_LOG_COMMITS = 60
 TOOLS = (
     "python3",
     "sqlite3",
@@ -214,5 +215,28 @@ async def _git_artifact(box: Container, repo: str, new: bool) -> Artifact:
             "commits": int(lines[1]) if lines[1].isdigit() else 0,
             "files": files,
             "tags": tags,
+            "log": await _git_log(box, repo) if _has_commits(lines) else [],
         }
     return Artifact(path=repo, kind=Kind.GIT, new=new, details=details)
+
+
+def _has_commits(lines: list[str]) -> bool:
+    return lines[0] != "HEAD" and lines[1].isdigit() and int(lines[1]) > 0
+
+
+async def _git_log(box: Container, repo: str) -> list[dict[str, object]]:
+    """The newest first-parent commits of HEAD, oldest first: subject, parent count and the paths
+    each changed against its first parent (what history operators need to state a revert or a pick)."""
+    out = await box.exec(
+        f"cd {shlex.quote(repo)} && git -c core.quotePath=false log --first-parent --no-renames -n {GIT_LOG_COMMITS} "
+        "--format=%x1e%P%x1f%s --name-only HEAD",
+        timeout=60,
+    )
+    if not out.ok:
+        return []
+    log: list[dict[str, object]] = []
+    for record in out.output.split("\x1e")[1:]:
+        head, _, names = record.partition("\n")
+        parents, _, subject = head.partition("\x1f")
+        log.append({"subject": subject, "parents": len(parents.split()), "files": [n for n in names.split("\n") if n]})
+    return log[::-1]

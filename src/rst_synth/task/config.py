@@ -51,6 +51,20 @@ class StepRecord(_Section):
     """The test module holding the step's checks, relative to the task directory."""
 
 
+class HistoryStep(_Section):
+    """One step of a whole lineage ([[metadata.lineage.history]]): what it consumed and produced, so a
+    proposer sees every earlier step of the chain without reading the ancestors' task.toml files."""
+
+    name: str
+    """The operator (procedural) or workflow theme (llm) of the step."""
+    consumes: list[str] = Field(default_factory=list)
+    """Paths of the artifacts the step built on."""
+    produces: list[str] = Field(default_factory=list)
+    """Paths of the files the step wrote, where the proposer knows them."""
+    bookkeeping: bool = False
+    """A bookkeeping step (checksum list, archive, listing, counts): no later step builds on its outputs."""
+
+
 class Lineage(_Section):
     """Where a synthesized task comes from ([metadata.lineage])."""
 
@@ -68,6 +82,8 @@ class Lineage(_Section):
     """Names of the steps added to the parent's workflow, in order."""
     added: list[StepRecord] = Field(default_factory=list)
     """Where each added step sits in the task's files (empty for seeds and older tasks)."""
+    history: list[HistoryStep] = Field(default_factory=list)
+    """Every step since the seed, this task's own added steps last (empty for seeds and older tasks)."""
 
 
 class Figures(BaseModel):

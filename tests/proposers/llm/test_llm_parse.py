@@ -207,6 +207,7 @@ def test_an_unfenced_reply_is_the_one_markdown_file_chatter_trimmed(caplog: pyte
     assert reason_of(text, [STEPS]) == "no_code_block"
     assert reason_of(text, [ADDENDUM, DOCKER]) == "no_code_block"
     assert reason_of("Here is the text to append:\n", [ADDENDUM]) == "no_code_block"
+    assert reason_of("I am sorry, I cannot help with that.", [ADDENDUM]) == "no_code_block"
 
 
 @pytest.mark.parametrize(

@@ -208,13 +208,14 @@ def _relabel(block: Block, expected: list[Expect]) -> Block:
 
 def _unfenced_markdown(text: str, expected: list[Expect]) -> dict[str, str] | None:
     """A reply without fences where exactly one markdown file is expected: the whole reply, its
-    chatter trimmed (recover.py, rule 3); None when that rule does not apply."""
+    chatter trimmed (recover.py, rule 3); None when that rule does not apply or the text names no
+    path (a refusal, an apology)."""
     if len(expected) != 1 or expected[0].language != "markdown" or not text.strip():
         return None
     expect = expected[0]
     _, content, _ = own_path_line(text, None, expect.matches)
     content = trim_chatter(content)
-    if not content.strip():
+    if not re.search(r"/\w", content):  # an addendum states the paths to write; a refusal names none
         return None
     log.info("reply has no fenced block: took the whole reply, chatter trimmed, as %s", expect.path)
     return {expect.path: content}

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
+from rst_synth.task import HistoryStep
 
 
 class Step(BaseModel):
@@ -35,6 +36,8 @@ class Step(BaseModel):
     """Markdown paragraph stating every behaviour the tests check (paths, formats, order)."""
     apt_packages: list[str] = Field(default_factory=list)
     """Debian packages the step needs; added to the Dockerfile where the image lacks them."""
+    dockerfile: str = ""
+    """Lines appended to the Dockerfile: what the step plants in the environment (a feed, a defect)."""
     produces: list[Artifact] = Field(default_factory=list)
 
 
@@ -48,6 +51,8 @@ class StepContext:
     """Paths that exist already or that earlier steps of this child write: never reuse one."""
     tag: str = "s1"
     """Short unique tag of this step within the lineage, for names that must not collide."""
+    history: list[HistoryStep] = field(default_factory=list)
+    """Every earlier step of the lineage, this child's earlier steps included."""
 
     def output_path(self, artifact: Artifact, suffix: str, ext: str) -> str:
         """A fresh output path next to `artifact`: <dir>/<stem>_<suffix>.<ext>."""
@@ -62,6 +67,10 @@ class StepContext:
         return candidate
 
 
+KIND_FIT = {Kind.GIT: 2.0, Kind.SQLITE: 2.0, Kind.C_SOURCE: 1.5, Kind.PYTHON_SOURCE: 1.5, Kind.SHELL_SCRIPT: 1.5}
+"""How much more a step on a repository, a database or source code is worth than one on a plain file."""
+
+
 class Operator:
     """Base of all operators; subclasses set `name`, `kinds`, and implement `build`."""
 
@@ -69,6 +78,19 @@ class Operator:
     kinds: tuple[Kind, ...] = ()
     tools: tuple[str, ...] = ()
     """Tools the step runs; when the image lacks one, `apt_packages` must install it."""
+    bookkeeping: bool = False
+    """Checksums, archives, listings, counts: at most one step in five of a lineage, never two in a row,
+    and no later step builds on what it produces."""
+    weight: float = 1.0
+    """Base weight in the draw; workflow operators that need reasoning weigh more than one-command ones."""
+
+    def input_of(self, artifact: Artifact) -> str:
+        """What the step consumes, for the rule "no (operator, input) pair twice in a lineage"."""
+        return artifact.path
+
+    def fit(self, artifact: Artifact, discovery: Discovery) -> float:
+        """Draw weight of this operator on `artifact` (it applies already): domain kinds weigh more."""
+        return self.weight * KIND_FIT.get(artifact.kind, 1.0)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         """Precondition beyond the artifact kind (override to look at details)."""
@@ -118,6 +140,13 @@ def register(cls: type[Operator]) -> type[Operator]:
         raise ValueError(f"operator name missing or taken: {cls.name!r}")
     OPERATORS[cls.name] = cls()
     return cls
+
+
+def bookkeeping_operators() -> frozenset[str]:
+    """Names of the bookkeeping operators of the whole library (for statistics over stored steps)."""
+    import rst_synth.proposers.procedural.operators  # noqa: F401  (registers every operator)
+
+    return frozenset(name for name, op in OPERATORS.items() if op.bookkeeping)
 
 
 def q(value: str) -> str:

@@ -7,13 +7,13 @@ import re
 
 from pydantic import BaseModel, Field, ValidationError
 
-from rst_synth.proposers.artifacts import Artifact
+from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.base import Proposal, ProposalError
 from rst_synth.proposers.child import Extension, NewStep, assemble_child
 from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext
 from rst_synth.sandbox import Sandbox
-from rst_synth.task import Task
+from rst_synth.task import HistoryStep, Task
 from rst_synth.validator import Reason, ValidationReport
 
 NAME = "procedural"
@@ -76,29 +76,44 @@ class ProceduralProposer:
         lineage = parent.config.metadata.lineage
         round_ = (lineage.round if lineage else 0) + 1
         count = rng.randint(self.config.min_steps, max(self.config.min_steps, self.config.max_steps))
-        steps = self._choose(found, rng, count, exclude, round_)
+        history = _lineage_history(parent)
+        steps = self._choose(found, rng, count, exclude, round_, history)
         if not steps:
             raise ProposalError(Reason.NO_APPLICABLE_OPERATOR, f"no operator applies to the artifacts of {parent.name}")
         tags = [f"r{round_}s{k}" for k in range(1, len(steps) + 1)]
         extension = Extension(
             steps=[_new_step(step, tag) for step, tag in zip(steps, tags, strict=True)],
             packages=sorted({p for s in steps for p in s.apt_packages}),
+            dockerfile_append="".join(s.dockerfile.strip("\n") + "\n" for s in steps if s.dockerfile.strip()),
         )
         child = assemble_child(parent, extension, proposer=NAME)
         return Proposal(task=child, steps=[s.operator for s in steps], seed=seed)
 
-    def _choose(self, found: Discovery, rng: random.Random, count: int, exclude: set[str], round_: int) -> list[Step]:
+    def _choose(
+        self,
+        found: Discovery,
+        rng: random.Random,
+        count: int,
+        exclude: set[str],
+        round_: int,
+        history: list[HistoryStep],
+    ) -> list[Step]:
         operators = [op for op in self.operators() if op.name not in exclude]
-        available: list[Artifact] = list(found.artifacts)
-        ctx = StepContext(discovery=found, rng=rng, taken_paths=found.paths())
+        available = domain_artifacts(found.artifacts, history)
+        history = list(history)
+        ctx = StepContext(discovery=found, rng=rng, taken_paths=found.paths(), history=history)
         steps: list[Step] = []
-        used: set[tuple[str, str]] = set()
+        # No (operator, input) pair twice in a lineage: the same step again would add length, not work.
+        used = {(h.name, path) for h in history for path in h.consumes}
         for k in range(1, count + 1):
+            flags = [h.bookkeeping for h in history]
             candidates = [
                 (op, art)
                 for art in available
                 for op in operators
-                if (op.name, art.path) not in used and op.can_use(art, found)
+                if (op.name, op.input_of(art)) not in used
+                and (not op.bookkeeping or bookkeeping_allowed(flags))
+                and op.can_use(art, found)
             ]
             if steps and steps[-1].produces and rng.random() < self.config.chain_bias:
                 fresh = {a.path for a in steps[-1].produces}
@@ -106,14 +121,68 @@ class ProceduralProposer:
                 candidates = chained or candidates
             if not candidates:
                 break
-            operator, artifact = rng.choice(candidates)
+            weights = [op.fit(art, found) for op, art in candidates]
+            operator, artifact = rng.choices(candidates, weights=weights)[0]
             ctx.tag = f"r{round_}s{k}"
             step = operator.build(artifact, ctx)
             step.apt_packages = sorted(set(step.apt_packages) | set(operator.missing_packages(found)))
             steps.append(step)
-            used.add((operator.name, artifact.path))
-            available.extend(step.produces)
+            used.add((operator.name, operator.input_of(artifact)))
+            history.append(_history_step(step, operator))
+            for produced in step.produces:
+                produced.bookkeeping = produced.bookkeeping or operator.bookkeeping
+            available.extend(a for a in step.produces if not a.bookkeeping)
         return steps
+
+
+def bookkeeping_allowed(flags: list[bool]) -> bool:
+    """Whether a bookkeeping step may come next in a lineage whose steps so far are `flags`
+    (True: bookkeeping): at most one step in five, and never two in a row."""
+    if flags and flags[-1]:
+        return False
+    return (sum(flags) + 1) * 5 <= len(flags) + 1
+
+
+_CHECKSUM_LINE = re.compile(
+    r"^([0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}) [ *].+$"  # sha256sum and friends
+    r"|^.+: (OK|FAILED)$"  # sha256sum -c
+    r"|^/\S+ \S+:\S+ [0-7]{4}$"  # a permissions audit
+)
+
+
+def looks_bookkeeping(artifact: Artifact) -> bool:
+    """Archives and checksum lists, whoever made them: listing or hashing them again is no work."""
+    if artifact.kind is Kind.ARCHIVE:
+        return True
+    lines = [line for line in artifact.sample.splitlines() if line.strip()]
+    return artifact.kind is Kind.TEXT and bool(lines) and all(_CHECKSUM_LINE.match(line) for line in lines)
+
+
+def domain_artifacts(artifacts: list[Artifact], history: list[HistoryStep]) -> list[Artifact]:
+    """The artifacts a step may build on: none that a bookkeeping step of the lineage wrote."""
+    written = {path for h in history if h.bookkeeping for path in h.produces}
+    kept = []
+    for artifact in artifacts:
+        if artifact.bookkeeping or artifact.path in written or looks_bookkeeping(artifact):
+            continue
+        kept.append(artifact)
+    return kept
+
+
+def _lineage_history(parent: Task) -> list[HistoryStep]:
+    lineage = parent.config.metadata.lineage
+    if lineage is None:
+        return []
+    return list(lineage.history) or [HistoryStep(name=r.name, consumes=r.consumes) for r in lineage.added]
+
+
+def _history_step(step: Step, operator: Operator) -> HistoryStep:
+    return HistoryStep(
+        name=step.operator,
+        consumes=[step.consumes],
+        produces=[a.path for a in step.produces],
+        bookkeeping=operator.bookkeeping,
+    )
 
 
 def _new_step(step: Step, tag: str) -> NewStep:
@@ -126,7 +195,13 @@ def _new_step(step: Step, tag: str) -> NewStep:
         solution=step.solution,
         test_module=f"{header}{imports}\n\n{step.tests.strip()}\n",
         instruction=step.instruction.strip(),
+        produces=[a.path for a in step.produces],
+        bookkeeping=step.operator in _bookkeeping_names(),
     )
+
+
+def _bookkeeping_names() -> frozenset[str]:
+    return frozenset(name for name, op in OPERATORS.items() if op.bookkeeping)
 
 
 def _load_library() -> None:

@@ -40,6 +40,8 @@ class ArchiveManifest(Operator):
     """List the regular files of a tar or zip archive with their sizes."""
 
     name = "archive-manifest"
+    bookkeeping = True
+    weight = 0.3
     kinds = (Kind.ARCHIVE,)
     tools = ("python3",)
 
@@ -120,6 +122,8 @@ class FileSha256Manifest(Operator):
     """A sha256sum-format manifest of a file and the files produced next to it."""
 
     name = "file-sha256-manifest"
+    bookkeeping = True
+    weight = 0.3
     kinds = _TEXTUAL
     tools = ("sha256sum",)
 
@@ -168,6 +172,8 @@ class FilesBundleTargz(Operator):
     """A reproducible tar.gz of a file and the files produced next to it."""
 
     name = "files-bundle-targz"
+    bookkeeping = True
+    weight = 0.3
     kinds = _TEXTUAL + (Kind.C_SOURCE, Kind.PYTHON_SOURCE, Kind.SHELL_SCRIPT)
     tools = ("tar", "gzip")
 

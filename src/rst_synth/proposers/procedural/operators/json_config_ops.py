@@ -50,6 +50,8 @@ class JsonKeyInventory(JsonOperator):
     """Every key path of a JSON document, sorted."""
 
     name = "json-key-inventory"
+    bookkeeping = True
+    weight = 0.3
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details

@@ -118,6 +118,8 @@ class TextLineStats(TextOperator):
     """Line and word counts of a text file, with its most frequent words, as JSON."""
 
     name = "text-line-stats"
+    bookkeeping = True
+    weight = 0.3
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "stats", "json")
@@ -165,6 +167,8 @@ class TextPatternCount(TextOperator):
     """Lines containing a token of the file, numbered as `grep -n` prints them, and their count."""
 
     name = "text-pattern-count"
+    bookkeeping = True
+    weight = 0.3
 
     @staticmethod
     def tokens(artifact: Artifact) -> list[str]:
@@ -228,6 +232,8 @@ class TextUniqueCounts(TextOperator):
     """Each distinct line with how often it occurs, most frequent first."""
 
     name = "text-unique-counts"
+    bookkeeping = True
+    weight = 0.3
     max_lines = 100_000
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:

@@ -1,0 +1,143 @@
+"""How the procedural proposer composes a lineage: domain inputs only, no (operator, input) pair twice,
+bookkeeping at most one step in five and never two in a row, a draw weighted towards domain operators,
+and the whole history recorded in task.toml."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from rst_synth.proposers.artifacts import Artifact, Kind, classify
+from rst_synth.proposers.child import Extension, NewStep, assemble_child, split_child
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural import ProceduralProposer
+from rst_synth.proposers.procedural.operator import OPERATORS, bookkeeping_operators
+from rst_synth.proposers.procedural.proposer import bookkeeping_allowed, domain_artifacts, looks_bookkeeping
+from rst_synth.task import HistoryStep, Task
+from tests.support.tasks import write_task
+
+SALES = "region,amount,units\nnorth,10.50,3\nsouth,4.25,1\nnorth,7,2\n"
+CHECKSUMS = "0" * 64 + "  /app/out/sales.csv\n"
+
+
+def file_artifact(path: str, text: str) -> Artifact:
+    kind, details, sample = classify(path, text.encode())
+    return Artifact(path=path, kind=kind, size=len(text.encode()), details=details, sample=sample)
+
+
+def found(*extra: Artifact) -> Discovery:
+    artifacts = [
+        file_artifact("/app/out/sales.csv", SALES),
+        file_artifact("/app/out/notes.txt", "alpha beta\ngamma delta\n"),
+        *extra,
+    ]
+    return Discovery(workdir="/app", artifacts=artifacts, tools=["python3", "sha256sum", "tar", "gzip"])
+
+
+def test_bookkeeping_is_one_step_in_five_and_never_two_in_a_row() -> None:
+    assert not bookkeeping_allowed([])
+    assert not bookkeeping_allowed([False] * 3)
+    assert bookkeeping_allowed([False] * 4)  # it would be step 5 of 5
+    assert not bookkeeping_allowed([False] * 4 + [True])  # never two in a row
+    assert not bookkeeping_allowed([False] * 4 + [True] + [False] * 3)  # 2 of 9
+    assert bookkeeping_allowed([False] * 4 + [True] + [False] * 4)  # 2 of 10
+
+
+def test_bookkeeping_operators_are_marked() -> None:
+    marked = bookkeeping_operators()
+    assert {"files-bundle-targz", "file-sha256-manifest", "archive-manifest", "text-line-stats"} <= marked
+    assert not marked & {"git-revert-on-branch", "sqlite-window-report", "csv-rollup-tool", "csv-group-totals"}
+    assert all(OPERATORS[name].weight < 1 for name in marked)
+
+
+def test_no_step_builds_on_a_bookkeeping_output() -> None:
+    archive = Artifact(path="/app/out/bundle.tar.gz", kind=Kind.ARCHIVE, details={"format": "tar.gz"})
+    listing = file_artifact("/app/out/sales_sha256.txt", CHECKSUMS)
+    assert looks_bookkeeping(archive) and looks_bookkeeping(listing)
+    assert not looks_bookkeeping(file_artifact("/app/out/notes.txt", "alpha\n"))
+    counts = file_artifact("/app/out/sales_stats.json", '{"lines": 3}')
+    history = [HistoryStep(name="text-line-stats", consumes=["/app/x"], produces=[counts.path], bookkeeping=True)]
+    kept = domain_artifacts([*found().artifacts, archive, listing, counts], history)
+    assert [a.path for a in kept] == ["/app/out/sales.csv", "/app/out/notes.txt"]
+
+
+def choose(history: list[HistoryStep], seed: int, count: int = 3, discovery: Discovery | None = None) -> list[str]:
+    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]  (choosing needs no sandbox)
+    steps = proposer._choose(discovery or found(), random.Random(seed), count, set(), 6, history)
+    return [f"{s.operator}@{s.consumes}" for s in steps]
+
+
+def test_no_operator_input_pair_twice_in_a_lineage() -> None:
+    everything = [
+        HistoryStep(name=op.name, consumes=[op.input_of(art)])
+        for art in found().artifacts
+        for op in OPERATORS.values()
+        if op.can_use(art, found()) and op.name != "csv-rollup-tool"
+    ]
+    for seed in range(20):
+        picked = choose(everything, seed, count=1)
+        assert picked == ["csv-rollup-tool@/app/out/sales.csv"], picked
+
+
+def test_draws_respect_the_bookkeeping_limits() -> None:
+    plain = [HistoryStep(name="csv-group-totals", consumes=[f"/app/x{i}"]) for i in range(4)]
+    names = bookkeeping_operators()
+    after_plain = Counter()
+    for seed in range(60):
+        steps = [s.split("@")[0] for s in choose(plain, seed)]
+        flags = [False] * 4 + [s in names for s in steps]
+        for k in range(4, len(flags)):
+            assert not flags[k] or bookkeeping_allowed(flags[:k]), steps
+        after_plain.update(steps)
+    assert sum(after_plain[n] for n in names) < sum(after_plain.values()) / 5
+
+
+def test_domain_operators_win_the_draw_where_they_apply() -> None:
+    repo = Artifact(
+        path="/app/repo",
+        kind=Kind.GIT,
+        details={
+            "branch": "main",
+            "commits": 3,
+            "files": ["a.py", "src/b.py"],
+            "tags": [],
+            "log": [
+                {"subject": "first commit", "parents": 1, "files": ["a.py"]},
+                {"subject": "fix: second", "parents": 1, "files": ["src/b.py"]},
+                {"subject": "docs: third", "parents": 1, "files": ["a.py"]},
+            ],
+        },
+    )
+    discovery = found(repo)
+    discovery.tools.append("git")
+    picks = Counter(choose([], seed, count=1, discovery=discovery)[0].split("@")[0] for seed in range(200))
+    git = sum(n for name, n in picks.items() if name.startswith("git-"))
+    generic = sum(n for name, n in picks.items() if name in bookkeeping_operators())
+    assert git > 40 and generic == 0, picks  # the first steps of a lineage are never bookkeeping
+
+
+def test_assembled_child_records_the_whole_history(tmp_path) -> None:
+    parent = Task.load(write_task(tmp_path / "p", name="parent", solve="touch /app/a\n"))
+    step = NewStep(
+        name="csv-rollup-tool",
+        tag="r1s1",
+        consumes=["/app/a"],
+        solution="touch /app/b\n",
+        test_module="def test_b():\n    assert True\n",
+        instruction="Make b.",
+        produces=["/app/b"],
+    )
+    child = assemble_child(parent, Extension(steps=[step]), proposer="procedural")
+    second = step.model_copy(
+        update={"tag": "r2s1", "consumes": ["/app/b"], "produces": ["/app/c"], "bookkeeping": True}
+    )
+    grandchild = assemble_child(child, Extension(steps=[second]), proposer="procedural")
+    history = grandchild.config.metadata.lineage.history
+    assert [(h.name, h.consumes, h.produces, h.bookkeeping) for h in history] == [
+        ("csv-rollup-tool", ["/app/a"], ["/app/b"], False),
+        ("csv-rollup-tool", ["/app/b"], ["/app/c"], True),
+    ]
+    saved = Task.load(grandchild.save(tmp_path / "g"))
+    assert saved.config.metadata.lineage.history == history
+    again = split_child(child, saved)
+    assert again.steps[0].produces == ["/app/c"] and again.steps[0].bookkeeping
