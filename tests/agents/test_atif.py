@@ -22,9 +22,12 @@ def recorded() -> Trajectory:
     record = TrajectoryRecorder(AgentInfo(name="llm", version="1.0", model_name="m"), session_id="s1")
     record.system("be good")
     record.user("do it")
-    record.agent("", calls=[ToolCallRecord(tool_call_id="c1", function_name="bash", arguments={"command": "ls"})],
-                 results=[ObservationResult(source_call_id="c1", content="a\n")],
-                 metrics=StepMetrics(prompt_tokens=10, completion_tokens=2, cost_usd=0.5))
+    record.agent(
+        "",
+        calls=[ToolCallRecord(tool_call_id="c1", function_name="bash", arguments={"command": "ls"})],
+        results=[ObservationResult(source_call_id="c1", content="a\n")],
+        metrics=StepMetrics(prompt_tokens=10, completion_tokens=2, cost_usd=0.5),
+    )
     record.agent("done", metrics=StepMetrics(prompt_tokens=12, completion_tokens=1, cost_usd=0.25))
     return record.finish(notes="ended: submitted")
 
@@ -49,14 +52,17 @@ def mutated(change: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"steps.1.step_id": 5}, "numbered 1, 2"),
-    ({"steps.0.source": "tool"}, "source"),
-    ({"steps.1.metrics": {"prompt_tokens": 1}}, "only for agent steps"),
-    ({"steps.2.observation": {"results": [{"source_call_id": "nope", "content": ""}]}}, "unknown tool call"),
-    ({"steps.2.surprise": 1}, "Extra inputs are not permitted"),
-    ({"steps.0.timestamp": "yesterday"}, "Invalid isoformat"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"steps.1.step_id": 5}, "numbered 1, 2"),
+        ({"steps.0.source": "tool"}, "source"),
+        ({"steps.1.metrics": {"prompt_tokens": 1}}, "only for agent steps"),
+        ({"steps.2.observation": {"results": [{"source_call_id": "nope", "content": ""}]}}, "unknown tool call"),
+        ({"steps.2.surprise": 1}, "Extra inputs are not permitted"),
+        ({"steps.0.timestamp": "yesterday"}, "Invalid isoformat"),
+    ],
+)
 def test_what_the_format_forbids_is_refused(change: dict[str, Any], message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         Trajectory.model_validate(mutated(change))

@@ -24,7 +24,9 @@ def test_eval_of_a_run_reports_rounds_and_feeds_stats_and_export(tmp_path: Path)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert [(r["round"], r["tasks"], r["pass@1"], r["pass@2"]) for r in report["rounds"]] == [
-        (0, 2, 1.0, 1.0), (1, 2, 1.0, 1.0)]
+        (0, 2, 1.0, 1.0),
+        (1, 2, 1.0, 1.0),
+    ]
     assert (run / "evals" / "oracle").is_dir()
 
     assert rst("eval", str(run), "--agent", "nop", "-k", "1").returncode == 0

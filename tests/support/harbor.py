@@ -25,7 +25,11 @@ def harbor_python() -> Path:
 
 def harbor_validates_trajectory(path: Path) -> str:
     """Harbor's own ATIF validator on a trajectory.json; returns its verdict, fails the test on a rejection."""
-    result = subprocess.run([str(harbor_python()), "-m", "harbor.utils.trajectory_validator", str(path)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(harbor_python()), "-m", "harbor.utils.trajectory_validator", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, f"Harbor rejects {path}: {result.stdout}{result.stderr}"
     return result.stdout.strip()

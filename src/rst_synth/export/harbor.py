@@ -36,7 +36,7 @@ def export_dataset(run: RunPaths, store: Store, out: Path, rounds: set[int] | No
             # In the flat layout a parent sits beside its child, if it was exported at all.
             lineage.parent_path = f"../{row.parent_id}" if row.parent_id in exported else None
         if row.id in solve_rates:  # the share of `rst eval` attempts that solved it, per agent and model
-            setattr(task.config.metadata, "solve_rate", solve_rates[row.id])
+            task.config.metadata.solve_rate = solve_rates[row.id]
         task.save(out / row.id, overwrite=True)
         manifest.append(_entry(row, task))
     with (out / "manifest.jsonl").open("w", encoding="utf-8") as handle:
