@@ -7,7 +7,8 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,28 +56,99 @@ def build_proposer(name: str, sandbox: Sandbox, options: dict[str, Any], cache_d
         raise fail(str(exc).splitlines()[0]) from None
 
 
+SIGNAL_NAMES: dict[int, str] = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
+_received: list[int] = []
+"""The first SIGINT/SIGTERM since the outermost `signals_deferred` began (at most one entry)."""
+_depth = 0
+
+
+def _remember(signum: int, frame: object) -> None:
+    if not _received:
+        _received.append(signum)
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """While synchronous work runs (opening the store, writing run.toml, printing), a SIGINT or
+    SIGTERM is only noted: `exit_if_signalled` acts on it at the next safe point, so no file is
+    left half-written and no traceback is printed. Nested uses share the one noted signal."""
+    global _depth
+    previous = {signum: signal.getsignal(signum) for signum in SIGNAL_NAMES}
+    for signum in SIGNAL_NAMES:
+        signal.signal(signum, _remember)
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if _depth == 0:
+            _received.clear()
+
+
+def hold_signals() -> None:
+    """For the rest of this command's process, note SIGINT/SIGTERM as `signals_deferred` does:
+    for commands that write files before and after their async work (run.toml, the store)."""
+    global _depth
+    for signum in SIGNAL_NAMES:
+        signal.signal(signum, _remember)
+    _depth += 1
+
+
+def exit_if_signalled() -> None:
+    """Exit 128+signal with one line when a SIGINT or SIGTERM came in; otherwise nothing."""
+    if _received:
+        signum = _received[0]
+        err_console.print(
+            Text.assemble(
+                ("interrupted", "yellow"),
+                f" by {SIGNAL_NAMES.get(signum, str(signum))}: work in flight cancelled, its containers "
+                "removed, nothing half-written; the same command resumes",
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(128 + signum)
+
+
 def run_with_sandbox(sandbox: Sandbox, work: Callable[[], Awaitable[T]]) -> T:
-    """Run async work; whatever ends it (error, Ctrl-C, SIGTERM), no container is left behind."""
+    """Run async work; whatever ends it (error, Ctrl-C, SIGTERM), no container is left behind.
 
-    def on_term(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, on_term)
+    A SIGINT or SIGTERM cancels the work (every candidate in flight, each removing its own
+    container once), then the sandbox removes whatever is left, then the command exits 130 or
+    143 with one line: no traceback, no task left pending. A second signal during that cleanup
+    is ignored: the cleanup is what makes the exit safe."""
 
     async def main() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def on_signal(signum: int) -> None:
+            if not _received and task is not None:
+                _received.append(signum)
+                task.cancel()
+
+        for signum in SIGNAL_NAMES:
+            loop.add_signal_handler(signum, on_signal, signum)
         try:
             return await work()
         finally:
             await sandbox.close()
 
-    try:
-        return asyncio.run(main())
-    except KeyboardInterrupt:
-        err_console.print("[yellow]interrupted[/yellow]: containers removed")
-        raise typer.Exit(130) from None
-    finally:
-        sandbox.remove_all_sync()
-        signal.signal(signal.SIGTERM, previous)
+    with signals_deferred():
+        exit_if_signalled()
+        try:
+            result = asyncio.run(main())
+        except asyncio.CancelledError:
+            if not _received:
+                raise
+        finally:
+            signal.signal(signal.SIGINT, _remember)  # the loop's handlers are gone with the loop
+            signal.signal(signal.SIGTERM, _remember)
+            sandbox.remove_all_sync()
+        exit_if_signalled()
+        return result
 
 
 class JsonLogFormatter(logging.Formatter):
