@@ -80,7 +80,9 @@ class FakeContainer:
 class FakeSandbox:
     """The Sandbox protocol without an engine: images are hashes, containers are dicts."""
 
-    def __init__(self) -> None:
+    def __init__(self, labels: dict[str, str] | None = None) -> None:
+        self.labels = dict(labels or {})
+        """The scope labels `rst synth` passes (its run directory); a fake has nothing to prune."""
         self.images: set[str] = set()
         self.containers = 0
         """Containers made so far."""

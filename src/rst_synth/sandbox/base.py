@@ -6,6 +6,7 @@ import io
 import tarfile
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import PurePosixPath
 from typing import Protocol, runtime_checkable
 
@@ -25,14 +26,32 @@ class BuildError(SandboxError):
         self.timed_out = timed_out
 
 
+class Breach(StrEnum):
+    """A limit the code in a container ran into, so the backend stopped it (the values are the
+    validator's reason codes of the same name)."""
+
+    DISK = "disk_limit"
+    """It wrote more than the disk limit to the container's filesystem."""
+    MEMORY = "memory_limit"
+    """The kernel killed one of its processes for going past the memory limit."""
+    PIDS = "pids_limit"
+    """It held every process slot of the container (a fork bomb)."""
+    GONE = "container_died"
+    """The container stopped under it (nothing we did)."""
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Resources of one container."""
+    """Resources of one container; None means the backend's default (never unlimited)."""
 
     cpus: float | None = None
     memory_mb: int | None = None
     network: bool = False
     """False: the container has no network interface but loopback."""
+    disk_mb: int | None = None
+    """What the container may write to its own filesystem."""
+    pids: int | None = None
+    """Processes and threads alive at once."""
 
 
 @dataclass(frozen=True)
@@ -51,10 +70,16 @@ class ExecResult:
     """stdout and stderr interleaved."""
     duration_sec: float
     timed_out: bool = False
+    breach: Breach | None = None
+    """The limit it ran into, when the backend stopped it for that."""
+    detail: str = ""
+    """What stopped it, in one line for people (with `breach`)."""
+    dropped_bytes: int = 0
+    """Output beyond the capture cap, left out of `output` (its head and tail are kept)."""
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
+        return self.exit_code == 0 and not self.timed_out and self.breach is None
 
     def tail(self, chars: int = OUTPUT_TAIL_CHARS) -> str:
         return self.output[-chars:]
@@ -68,7 +93,8 @@ class Container(Protocol):
         self, command: str, *, timeout: float, env: dict[str, str] | None = None, user: str | None = None
     ) -> ExecResult:
         """Run `command` with bash in the image's WORKDIR, as the image's USER unless `user` is
-        given; on timeout the container is killed."""
+        given; on timeout the container is killed. A limit the command ran into ends it with
+        `ExecResult.breach` set, never with an exception."""
         ...
 
     async def put_files(
@@ -83,7 +109,7 @@ class Container(Protocol):
         ...
 
     async def read_file(self, path: PurePosixPath) -> bytes | None:
-        """A file's content, or None when it does not exist."""
+        """A file's content (its head, past the backend's read cap), or None when it does not exist."""
         ...
 
     async def get_archive(self, path: PurePosixPath) -> bytes | None:

@@ -1,7 +1,10 @@
 """Docker Engine API backend (dockerd, or Podman's API socket through DOCKER_HOST).
 
-The `docker` SDK is synchronous; every call runs in this backend's own thread pool so
-that a slow exec never starves the event loop or the other containers.
+The `docker` SDK is synchronous; every call runs in a daemon thread of its own, so a slow exec
+never starves the event loop or the other containers, and an interrupted run never waits for one.
+Every container is hardened (`hardening.py`): most capabilities dropped, no-new-privileges, a pids,
+memory and disk limit, no logs kept, a PID 1 that code inside cannot kill; a watchdog stops a
+container that writes past its disk limit or holds every process slot.
 """
 
 from __future__ import annotations
@@ -10,25 +13,38 @@ import asyncio
 import io
 import logging
 import os
-import tarfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from docker.types import LogConfig, Ulimit
 
 from rst_synth.sandbox.base import (
+    Breach,
     BuildError,
-    ExecResult,
     ImageInfo,
     Limits,
     SandboxError,
     tar_of,
+)
+from rst_synth.sandbox.docker_container import ContainerStopped, DockerContainer
+from rst_synth.sandbox.hardening import (
+    DEFAULT_DISK_MB,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PIDS,
+    KEEPALIVE,
+    KEPT_CAPABILITIES,
+    MAX_DISK_MB,
+    MAX_EXEC_SEC,
+    OUTPUT_CAP_BYTES,
+    READ_CAP_BYTES,
+    SECURITY_OPTIONS,
+    Guard,
+    in_daemon_thread,
 )
 
 log = logging.getLogger(__name__)
@@ -41,29 +57,49 @@ RUN_LABEL_ENV = "RST_RUN_LABEL"
 """When set, containers also carry `rst-synth.run=<value>`: how a caller (a test session, a
 batch job) finds exactly its own containers on a shared engine."""
 IMAGE_REPO = "rst-env"
-# Keeps the container alive without relying on the image's ENTRYPOINT or CMD.
-KEEPALIVE = ["/bin/sh", "-c", "while :; do sleep 3600; done"]
 # Client-side HTTP timeout; our own per-call timeouts are shorter and enforced in asyncio.
 HTTP_TIMEOUT_SEC = 24 * 3600
 API_CALL_TIMEOUT_SEC = 120.0
+PIDS_STRIKES = 2
+"""Watchdog polls in a row at the pids limit before the container is stopped as a fork bomb."""
 
 
 class DockerSandbox:
-    """Fresh containers from images built once per build-context hash."""
+    """Fresh, hardened containers from images built once per build-context hash."""
 
-    def __init__(self, max_workers: int = 64, use_init: bool = True, labels: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        max_workers: int = 64,
+        labels: dict[str, str] | None = None,
+        *,
+        memory_mb: int = DEFAULT_MEMORY_MB,
+        disk_mb: int = DEFAULT_DISK_MB,
+        max_disk_mb: int = MAX_DISK_MB,
+        pids: int = DEFAULT_PIDS,
+        output_cap: int = OUTPUT_CAP_BYTES,
+        read_cap: int = READ_CAP_BYTES,
+        max_exec_sec: float = MAX_EXEC_SEC,
+        poll_sec: float = 1.0,
+    ) -> None:
         try:
             self._client = docker.from_env(timeout=HTTP_TIMEOUT_SEC, max_pool_size=max_workers)
-            self._client.ping()
+            info = self._client.info()
         except DockerException as exc:
             raise SandboxError(
                 f"no Docker engine answers (DOCKER_HOST or /var/run/docker.sock): {exc}; run scripts/setup-machine.sh"
             ) from None
         self._api = self._client.api
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rst-docker")
-        self._use_init = use_init
+        self._cpus = float(info.get("NCPU") or os.cpu_count() or 1)
+        self._memory_total_mb = int(info.get("MemTotal") or 0) // 2**20 or None
+        self._defaults = Limits(memory_mb=memory_mb, disk_mb=disk_mb, pids=pids)
+        self._max_disk_mb, self._output_cap, self._read_cap = max_disk_mb, output_cap, read_cap
+        self._max_exec_sec, self._poll_sec = max_exec_sec, poll_sec
+        self._storage_opt: bool | None = None
+        """Whether the storage driver enforces a size per container (None: not tried yet)."""
         self._build_locks: dict[str, asyncio.Lock] = {}
         self._live: set[str] = set()
+        """Names of the containers this sandbox made and has not removed yet."""
+        self._removals: dict[str, asyncio.Future[None]] = {}
         self._scope = dict(labels or {})
         self._labels = {LABEL: "1", **self._scope}
         if os.environ.get(RUN_LABEL_ENV):
@@ -72,16 +108,19 @@ class DockerSandbox:
     async def _call(
         self, fn: Callable[..., T], *args: Any, timeout: float | None = API_CALL_TIMEOUT_SEC, **kwargs: Any
     ) -> T:
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
         try:
-            return await asyncio.wait_for(future, timeout)
+            return await asyncio.wait_for(in_daemon_thread(lambda: fn(*args, **kwargs)), timeout)
         except TimeoutError:
             raise SandboxError(f"Docker call {getattr(fn, '__name__', fn)} timed out after {timeout}s") from None
         except NotFound:
             raise  # callers decide what a missing object means
         except APIError as exc:
-            raise SandboxError(f"Docker API error: {exc.explanation or exc}") from None
+            message = str(exc.explanation or exc)
+            if exc.status_code == 409 and ("is not running" in message or "is paused" in message):
+                raise ContainerStopped(message) from None
+            raise SandboxError(f"Docker API error: {message}") from None
+        except (DockerException, OSError) as exc:  # requests' connection errors are OSErrors
+            raise SandboxError(f"Docker engine connection failed: {exc}") from None
 
     # -- images -----------------------------------------------------------------------------
 
@@ -115,11 +154,12 @@ class DockerSandbox:
                 forcerm=True,
                 pull=False,
                 decode=True,
-                labels={LABEL: "1"},
+                labels={LABEL: "1", **self._scope},  # `rst gc RUN` finds the images a run built
             )
             for chunk in stream:
                 if "stream" in chunk:
                     log_lines.append(chunk["stream"])
+                    del log_lines[:-200]  # a build that prints without end must not fill memory
                 if "error" in chunk:
                     raise BuildError(chunk["error"].strip(), "".join(log_lines)[-4000:])
 
@@ -133,144 +173,159 @@ class DockerSandbox:
 
     # -- containers -------------------------------------------------------------------------
 
-    @asynccontextmanager
-    async def container(self, image: str, limits: Limits) -> AsyncIterator[DockerContainer]:
-        host_config = self._api.create_host_config(
+    def _resolve(self, limits: Limits) -> Limits:
+        """The limits a container gets: the task's within the engine's means, defaults for the rest."""
+        memory = limits.memory_mb or self._defaults.memory_mb
+        if memory and self._memory_total_mb:
+            memory = min(memory, self._memory_total_mb)
+        return Limits(
+            cpus=min(limits.cpus, self._cpus) if limits.cpus else None,
+            memory_mb=memory,
+            network=limits.network,
+            disk_mb=min(limits.disk_mb or self._defaults.disk_mb or DEFAULT_DISK_MB, self._max_disk_mb),
+            pids=limits.pids or self._defaults.pids,
+        )
+
+    def _host_config(self, limits: Limits, storage_opt: bool) -> dict[str, Any]:
+        config: dict[str, Any] = self._api.create_host_config(
             network_mode="bridge" if limits.network else "none",
             nano_cpus=int(limits.cpus * 1e9) if limits.cpus else None,
-            mem_limit=f"{limits.memory_mb}m" if limits.memory_mb else None,
-            init=self._use_init,
-            pids_limit=4096,
+            mem_limit=f"{limits.memory_mb}m",
+            memswap_limit=f"{limits.memory_mb}m",  # no swap on top: the limit is the limit
+            pids_limit=limits.pids,
+            cap_drop=["ALL"],
+            cap_add=list(KEPT_CAPABILITIES),
+            security_opt=list(SECURITY_OPTIONS),
+            log_config=LogConfig(type="none"),  # writing to PID 1's stdout must not fill the host's disk
+            ulimits=[Ulimit(name="core", soft=0, hard=0)],
+            storage_opt={"size": f"{limits.disk_mb}m"} if storage_opt else None,
         )
-        name = f"rst-{uuid.uuid4().hex[:12]}"
-        created = await self._call(
-            self._api.create_container,
-            image,
-            entrypoint=KEEPALIVE[:1],
-            command=KEEPALIVE[1:],
-            name=name,
-            labels=self._labels,
-            host_config=host_config,
-            network_disabled=not limits.network,
-        )
-        container_id: str = created["Id"]
-        self._live.add(container_id)
-        try:
-            await self._call(self._api.start, container_id)
-            yield DockerContainer(self, container_id)
-        finally:
-            # Shielded: a Ctrl-C (cancellation) must not skip the removal.
-            await asyncio.shield(self._remove(container_id))
+        return config
 
-    async def _remove(self, container_id: str) -> None:
+    async def _create(self, image: str, name: str, limits: Limits) -> None:
+        async def create(storage_opt: bool) -> None:
+            await self._call(
+                self._api.create_container,
+                image,
+                entrypoint=KEEPALIVE[:1],
+                command=KEEPALIVE[1:],
+                name=name,
+                labels=self._labels,
+                host_config=self._host_config(limits, storage_opt),
+                network_disabled=not limits.network,
+            )
+
+        if self._storage_opt is not False:
+            try:
+                await create(storage_opt=True)
+                self._storage_opt = True
+                return
+            except SandboxError as exc:
+                if "storage" not in str(exc).lower():
+                    raise
+                # overlay2 on anything but xfs with pquota: the watchdog enforces the disk limit.
+                self._storage_opt = False
+                log.info("the storage driver sets no size per container; a watchdog enforces the disk limit")
+        await create(storage_opt=False)
+
+    @asynccontextmanager
+    async def container(self, image: str, limits: Limits) -> AsyncIterator[DockerContainer]:
+        resolved = self._resolve(limits)
+        guard = Guard(disk_bytes=(resolved.disk_mb or DEFAULT_DISK_MB) * 2**20, pids=resolved.pids or DEFAULT_PIDS)
+        name = f"rst-{uuid.uuid4().hex[:12]}"
+        self._live.add(name)  # before it exists: a cancelled create is removed by name all the same
+        watch: asyncio.Task[None] | None = None
         try:
-            await self._call(self._api.remove_container, container_id, force=True, v=True)
-        except (NotFound, SandboxError) as exc:
-            if not isinstance(exc, NotFound):
-                log.warning("could not remove container %s: %s", container_id[:12], exc)
-        self._live.discard(container_id)
+            await self._create(image, name, resolved)
+            await self._call(self._api.start, name)
+            watch = asyncio.create_task(self._watch(name, guard))
+            yield DockerContainer(self, name, guard)
+        finally:
+            if watch is not None:
+                watch.cancel()
+            # Shielded: a Ctrl-C (cancellation) must not skip the removal; close() awaits it.
+            await asyncio.shield(self._remove(name))
+
+    async def _watch(self, name: str, guard: Guard) -> None:
+        """Stop the container when it writes past its disk limit or holds every process slot."""
+        strikes, interval = 0, self._poll_sec
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                listed = await self._call(self._api.containers, all=True, size=True, filters={"name": f"^/{name}$"})
+                stats = await self._call(self._api.stats, name, stream=False, one_shot=True)
+            except (NotFound, ContainerStopped):
+                return
+            except SandboxError as exc:
+                log.debug("watchdog of %s: %s", name, exc)
+                continue
+            size = int(listed[0].get("SizeRw") or 0) if listed else 0
+            if size > guard.disk_bytes:
+                limit_mb = guard.disk_bytes // 2**20
+                detail = f"wrote {size / 2**20:.0f} MB to its filesystem, past the limit of {limit_mb} MB"
+                await self._stop_for(name, guard, Breach.DISK, detail)
+                return
+            pids = int((stats.get("pids_stats") or {}).get("current") or 0)
+            strikes = strikes + 1 if pids >= guard.pids else 0
+            if strikes >= PIDS_STRIKES:
+                detail = f"held all {guard.pids} process slots for {strikes} polls (a fork bomb)"
+                await self._stop_for(name, guard, Breach.PIDS, detail)
+                return
+            # Close to the limit, look more often: a fast writer overshoots by at most one interval.
+            interval = self._poll_sec / 8 if size > guard.disk_bytes // 2 else self._poll_sec
+
+    async def _stop_for(self, name: str, guard: Guard, breach: Breach, detail: str) -> None:
+        guard.breach, guard.detail = breach.value, detail
+        log.info("container %s stopped: %s", name, detail)
+        try:
+            await self._call(self._api.kill, name)
+        except (NotFound, SandboxError):
+            pass
+
+    def _remove(self, name: str) -> asyncio.Future[None]:
+        """Remove a container once, however many callers ask (its own exit, close, a signal)."""
+        removal = self._removals.get(name)
+        if removal is None:
+            removal = asyncio.ensure_future(self._remove_now(name))
+            self._removals[name] = removal
+        return removal
+
+    async def _remove_now(self, name: str) -> None:
+        try:
+            await self._call(self._api.remove_container, name, force=True, v=True)
+        except NotFound:
+            pass
+        except SandboxError as exc:
+            log.warning("could not remove container %s: %s", name, exc)
+        finally:
+            self._live.discard(name)
+            self._removals.pop(name, None)
 
     async def prune(self) -> int:
         """Remove containers that carry this sandbox's scope labels but no live owner here: what a
-        killed earlier process (kill -9 cannot clean up) left behind. Returns how many."""
+        killed earlier process (kill -9 cannot clean up) left behind. Returns how many. Only the
+        owner of the scope (the holder of a run directory's lock) may call it."""
         if not self._scope:
             return 0
         filters = {"label": [f"{k}={v}" for k, v in self._scope.items()]}
-        stale = await self._call(self._api.containers, all=True, filters=filters)
-        for container in stale:
-            if container["Id"] not in self._live:
-                await self._remove(container["Id"])
-        return len([c for c in stale if c["Id"] not in self._live])
+        listed = await self._call(self._api.containers, all=True, filters=filters)
+        stale = [c["Id"] for c in listed if not {n.lstrip("/") for n in c.get("Names") or []} & self._live]
+        await asyncio.gather(*(self._remove(container_id) for container_id in stale))
+        return len(stale)
 
     async def close(self) -> None:
-        for container_id in list(self._live):
-            await self._remove(container_id)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        for name in list(self._live):
+            self._remove(name)
+        pending = list(self._removals.values())
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
         self._client.close()
 
     def remove_all_sync(self) -> None:
         """Last-resort cleanup (atexit, signal handlers) when no event loop is running."""
-        for container_id in list(self._live):
+        for name in list(self._live):
             try:
-                self._api.remove_container(container_id, force=True, v=True)
+                self._api.remove_container(name, force=True, v=True)
             except DockerException:
                 pass
-            self._live.discard(container_id)
-
-
-class DockerContainer:
-    """Handle on one running container of a DockerSandbox."""
-
-    def __init__(self, sandbox: DockerSandbox, container_id: str) -> None:
-        self._sandbox = sandbox
-        self._api = sandbox._api
-        self.id = container_id
-
-    async def exec(
-        self, command: str, *, timeout: float, env: dict[str, str] | None = None, user: str | None = None
-    ) -> ExecResult:
-        started = time.monotonic()
-        exec_id = (
-            await self._sandbox._call(
-                self._api.exec_create, self.id, ["bash", "-c", command], environment=env or None, user=user or ""
-            )
-        )["Id"]
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._sandbox._pool, lambda: self._api.exec_start(exec_id))
-        try:
-            raw = await asyncio.wait_for(asyncio.shield(future), timeout)
-        except TimeoutError:
-            # Killing the container ends the exec stream; the container is removed by its owner.
-            await self._kill()
-            raw = await _result_or_empty(future)
-            return ExecResult(None, _decode(raw), time.monotonic() - started, timed_out=True)
-        info = await self._sandbox._call(self._api.exec_inspect, exec_id)
-        return ExecResult(info.get("ExitCode"), _decode(raw), time.monotonic() - started)
-
-    async def _kill(self) -> None:
-        try:
-            await self._sandbox._call(self._api.kill, self.id)
-        except (NotFound, SandboxError):
-            pass
-
-    async def put_files(
-        self,
-        files: dict[str, bytes],
-        dest: PurePosixPath,
-        executable: set[str] | None = None,
-        open_dirs: tuple[str, ...] = (),
-    ) -> None:
-        archive = tar_of(files, dest, executable, open_dirs)
-        await self._sandbox._call(self._api.put_archive, self.id, "/", archive)
-
-    async def get_archive(self, path: PurePosixPath) -> bytes | None:
-        def fetch() -> bytes:
-            stream, _ = self._api.get_archive(self.id, str(path))
-            return b"".join(stream)
-
-        try:
-            return await self._sandbox._call(fetch)
-        except NotFound:
-            return None
-
-    async def read_file(self, path: PurePosixPath) -> bytes | None:
-        data = await self.get_archive(path)
-        if data is None:
-            return None
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            for member in tar.getmembers():
-                if member.isfile():
-                    handle = tar.extractfile(member)
-                    return handle.read() if handle else None
-        return None
-
-
-async def _result_or_empty(future: asyncio.Future[bytes]) -> bytes:
-    try:
-        return await asyncio.wait_for(future, 30)
-    except Exception:  # the stream may end in an error once the container is killed
-        return b""
-
-
-def _decode(raw: bytes | None) -> str:
-    return (raw or b"").decode("utf-8", errors="replace")
+            self._live.discard(name)
