@@ -11,6 +11,7 @@ from rich.table import Table
 
 from rst_synth.cli.common import console, fail
 from rst_synth.export import export_dataset
+from rst_synth.proposers.procedural.operator import bookkeeping_operators
 from rst_synth.report import CHECKS, RoundStats, run_stats
 from rst_synth.report.passk import rounds_pass
 from rst_synth.report.plot import plot_rounds
@@ -59,6 +60,17 @@ def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
     return table
 
 
+def steps_table(stats: list[RoundStats], title: str = "steps") -> Table:
+    """Per round: the bookkeeping share of the lineages' steps and the operators the new steps used."""
+    table = Table(title=title)
+    for column in ("round", "bookkeeping", "operators", "most used"):
+        table.add_column(column, justify="right" if column != "most used" else "left")
+    for s in stats:
+        top = ", ".join(f"{name} {n}" for name, n in list(s.operators.items())[:4])
+        table.add_row(str(s.round), _pct(s.bookkeeping_share), str(len(s.operators)), top or "-")
+    return table
+
+
 def stats_command(
     run: Annotated[Path, typer.Argument(help="A run directory made by `rst synth`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
@@ -73,7 +85,7 @@ def stats_command(
     """
     _, store = open_run(run)
     try:
-        stats = run_stats(store)
+        stats = run_stats(store, bookkeeping_operators())
         evals = store.agent_attempts()
     finally:
         store.close()
@@ -83,6 +95,8 @@ def stats_command(
         print(json.dumps([s.model_dump(by_alias=True) for s in stats], indent=2))
         return
     console.print(stats_table(stats, title=f"run {run}"))
+    if any(s.operators for s in stats):
+        console.print(steps_table(stats))
     _print_evals(evals)
     if plot is not None:
         console.print(f"plot: {plot}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import statistics
 from collections import Counter, defaultdict
@@ -38,14 +39,53 @@ class RoundStats(BaseModel):
     llm_cache_hits: int = 0
     rejections: dict[str, int] = Field(default_factory=dict)
     """`check:reason` -> candidates rejected for it."""
+    bookkeeping_share: float | None = None
+    """Bookkeeping steps over all steps of the lineages of the round's tasks (None: not computed)."""
+    operators: dict[str, int] = Field(default_factory=dict)
+    """Steps the round's tasks added, per operator (or workflow theme), most used first."""
 
 
-def run_stats(store: Store) -> list[RoundStats]:
+def run_stats(store: Store, bookkeeping: frozenset[str] | None = None) -> list[RoundStats]:
+    """Per-round statistics; `bookkeeping` names the bookkeeping operators (the report takes them as
+    data, it does not know the proposers), without it the bookkeeping share stays None."""
     rounds = {row["round"]: row for row in store.rounds()}
     verdicts: dict[int, list[sqlite3.Row]] = defaultdict(list)
     for row in store.check_verdict_counts():  # every round in one query
         verdicts[row["round"]].append(row)
-    return [_round(store, r, rounds[r], verdicts[r]) for r in sorted(rounds)]
+    stats = [_round(store, r, rounds[r], verdicts[r]) for r in sorted(rounds)]
+    _step_figures(store, stats, bookkeeping)
+    return stats
+
+
+def _step_figures(store: Store, stats: list[RoundStats], bookkeeping: frozenset[str] | None) -> None:
+    """Operators used per round, and the bookkeeping share of whole lineages (a task stores only the
+    steps it added; its ancestors' rows hold the rest)."""
+    rows = {r["id"]: (r["parent_id"], r["round"], json.loads(r["steps"] or "[]")) for r in store.task_steps()}
+    whole: dict[str, list[str]] = {}
+
+    def lineage(task_id: str) -> list[str]:
+        chain, at = [], task_id
+        while at in rows and at not in whole and at not in chain:
+            chain.append(at)
+            at = rows[at][0] or ""
+        steps = list(whole.get(at, []))
+        for node in reversed(chain):
+            steps = steps + rows[node][2]
+            whole[node] = steps
+        return whole.get(task_id, [])
+
+    by_round = {s.round: s for s in stats}
+    counted: dict[int, tuple[int, int]] = {}
+    used: dict[int, Counter[str]] = defaultdict(Counter)
+    for task_id, (_, round_, steps) in sorted(rows.items()):
+        used[round_].update(steps)
+        everything = lineage(task_id)
+        total, marked = counted.get(round_, (0, 0))
+        counted[round_] = (total + len(everything), marked + sum(s in (bookkeeping or ()) for s in everything))
+    for round_, s in by_round.items():
+        s.operators = dict(used[round_].most_common())
+        total, marked = counted.get(round_, (0, 0))
+        s.bookkeeping_share = marked / total if bookkeeping is not None and total else None
 
 
 def _median(values: list[float | int | None]) -> float | None:

@@ -283,6 +283,10 @@ class Store:
             found.update((row["id"], _task_row(row)) for row in self._db.execute(query, chunk))
         return found
 
+    def task_steps(self) -> list[sqlite3.Row]:
+        """id, parent_id, round and steps (a JSON list) of every task: the lineages, for step statistics."""
+        return self._db.execute("SELECT id, parent_id, round, steps FROM tasks").fetchall()
+
     def task_figures(self, round_: int) -> list[sqlite3.Row]:
         """solution_lines, executed_commands, oracle_sec of a round's tasks (for its medians)."""
         return self._db.execute(
