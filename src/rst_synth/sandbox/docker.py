@@ -57,6 +57,8 @@ RUN_LABEL_ENV = "RST_RUN_LABEL"
 """When set, containers also carry `rst-synth.run=<value>`: how a caller (a test session, a
 batch job) finds exactly its own containers on a shared engine."""
 IMAGE_REPO = "rst-env"
+RUN_DIR_LABEL = "rst-synth.run-dir"
+"""The scope label `rst synth` gives its sandbox: the run directory, on containers and images."""
 # Client-side HTTP timeout; our own per-call timeouts are shorter and enforced in asyncio.
 HTTP_TIMEOUT_SEC = 24 * 3600
 API_CALL_TIMEOUT_SEC = 120.0
