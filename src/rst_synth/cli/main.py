@@ -12,6 +12,7 @@ from rst_synth.cli.evaluate import eval_command
 from rst_synth.cli.extend import extend_command
 from rst_synth.cli.gc import gc_command
 from rst_synth.cli.importer import import_app
+from rst_synth.cli.report import report_command
 from rst_synth.cli.seeds import seeds_app
 from rst_synth.cli.stats import export_command, stats_command
 from rst_synth.cli.synth import synth_command
@@ -45,5 +46,6 @@ app.command("validate")(validate_command)
 app.command("extend")(extend_command)
 app.command("eval")(eval_command)
 app.command("gc")(gc_command)
+app.command("report")(report_command)
 app.add_typer(import_app, name="import", help="Take Harbor (Terminal-Bench 2) or Terminal-Bench 1 tasks as seeds.")
 app.add_typer(seeds_app, name="seeds", help="Inspect a library of seed tasks.")

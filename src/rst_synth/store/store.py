@@ -372,14 +372,34 @@ class Store:
         ).fetchone()
         return row
 
+    def candidate_effort(self, order_by: typing.Literal["seconds", "rejected"], limit: int) -> list[sqlite3.Row]:
+        """The `limit` candidates with the most validation seconds, or the most rejected attempts (ties:
+        more attempts, then more seconds): id, round, parent_id, status, task_id, rejection_check,
+        rejection_reason, detail, attempts, seconds, rejected (attempts), and `reasons` (check:reason
+        of each rejected attempt, in order)."""
+        key = {"seconds": "seconds DESC", "rejected": "rejected DESC, attempts DESC, seconds DESC"}[order_by]
+        return self._db.execute(
+            "SELECT t.*, (SELECT group_concat(reason, ' | ') FROM (SELECT a.rejection_check || ':' || "
+            " a.rejection_reason AS reason FROM attempts a WHERE a.candidate_id = t.id AND a.accepted = 0"
+            " ORDER BY a.attempt)) AS reasons FROM ("
+            " SELECT c.id, c.round, c.parent_id, c.status, c.task_id, c.rejection_check, c.rejection_reason,"
+            " c.detail, COUNT(a.id) AS attempts, COALESCE(SUM(a.duration_sec), 0) AS seconds,"
+            " COALESCE(SUM(1 - a.accepted), 0) AS rejected"
+            " FROM candidates c LEFT JOIN attempts a ON a.candidate_id = c.id GROUP BY c.id"
+            f" ORDER BY {key}, c.id LIMIT ?) t ORDER BY {key}, t.id",
+            (limit,),
+        ).fetchall()
+
     # -- agent attempts ---------------------------------------------------------------------
 
     def record_agent_attempt(self, row: AgentAttemptRow) -> None:
         """Written after the attempt's files are complete on disk: a row means a finished, paid attempt."""
         data = row.model_dump()
         data["created_at"] = time.time()
-        self._db.execute(f"INSERT OR REPLACE INTO agent_attempts({', '.join(data)}) VALUES "
-                         f"({', '.join('?' * len(data))})", tuple(data.values()))
+        self._db.execute(
+            f"INSERT OR REPLACE INTO agent_attempts({', '.join(data)}) VALUES ({', '.join('?' * len(data))})",
+            tuple(data.values()),
+        )
 
     def agent_attempts(self, eval_id: str | None = None) -> list[AgentAttemptRow]:
         query, args = "SELECT * FROM agent_attempts", tuple[str, ...]()
