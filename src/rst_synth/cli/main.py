@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from rst_synth import __version__
+from rst_synth.cli.collect import collect_command
 from rst_synth.cli.common import setup_logging
 from rst_synth.cli.evaluate import eval_command
 from rst_synth.cli.extend import extend_command
@@ -45,6 +46,7 @@ app.command("export")(export_command)
 app.command("validate")(validate_command)
 app.command("extend")(extend_command)
 app.command("eval")(eval_command)
+app.command("collect")(collect_command)
 app.command("gc")(gc_command)
 app.command("report")(report_command)
 app.add_typer(import_app, name="import", help="Take Harbor (Terminal-Bench 2) or Terminal-Bench 1 tasks as seeds.")

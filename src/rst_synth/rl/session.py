@@ -1,0 +1,220 @@
+"""The adapter every RL environment here stands on: one task and one fresh container of its image.
+
+`reset()` starts the container (the task's image, the validator's limits, network as task.toml
+says) and gives the prompt; `act(reply)` runs the reply's one command through the agents' `Shell`
+(`bash -lc`, cwd and files kept between turns) and gives its output; the episode ends on submit,
+three malformed replies in a row, the step limit or task.toml's [agent] timeout_sec. Then the task's
+tests are copied in and run, and the reward read exactly as an `rst eval` attempt and the validator
+read it (`validator.trial.verify`). The container is removed when the episode ends, on `close()`,
+on an error and at interpreter exit.
+
+Training engines call environments synchronously, so the async sandbox runs on one event loop in a
+background thread that every session of the process shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import threading
+import time
+import weakref
+from collections.abc import Coroutine
+from contextlib import AsyncExitStack
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from rst_synth.agents import AttemptLimits, Ended, Shell
+from rst_synth.agents.terminal import MAX_FORMAT_ERRORS
+from rst_synth.rl.actions import parse_action
+from rst_synth.rl.dataset import rl_prompt
+from rst_synth.sandbox import Sandbox, SandboxError, make_sandbox
+from rst_synth.task import Task, TaskPaths
+from rst_synth.validator.trial import LOG_DIRS, task_limits, verify
+
+T = TypeVar("T")
+
+
+class EpisodeStep(BaseModel):
+    """What one action gave: the observation, and once the episode is over, the tests' reward."""
+
+    observation: str
+    done: bool = False
+    reward: float = 0.0
+    """0 until the episode ends; then the verifier's reward (no reward file: 0)."""
+    ended: Ended | None = None
+    verifier_output: str = ""
+
+
+class EpisodeOver(RuntimeError):
+    """An action after the episode ended (reset() starts the next one)."""
+
+
+class _Loop:
+    """One event loop in a daemon thread, for every session of the process."""
+
+    _instance: _Loop | None = None
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="rst-rl-loop", daemon=True).start()
+
+    @classmethod
+    def get(cls) -> _Loop:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = _Loop()
+            return cls._instance
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+
+
+_open_sessions: weakref.WeakSet[TaskSession] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """A trainer that exits mid-episode leaves no container behind."""
+    for session in list(_open_sessions):
+        session.close()
+
+
+class TaskSession:
+    """One task as an RL environment: a fresh container per episode, reward from its tests."""
+
+    def __init__(
+        self,
+        task_dir: Path | str,
+        *,
+        limits: AttemptLimits | None = None,
+        backend: str = "docker",
+        sandbox_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.task = Task.load(task_dir)
+        self.limits = limits or AttemptLimits()
+        self._backend, self._sandbox_options = backend, dict(sandbox_options or {})
+        self._sandbox: Sandbox | None = None
+        self._stack: AsyncExitStack | None = None
+        self._shell: Shell | None = None
+        self._deadline = 0.0
+        self.steps = 0
+        """Commands run this episode."""
+        self.format_errors = 0
+        """Malformed replies in a row."""
+        self.last: EpisodeStep | None = None
+        """The episode's final step once it is over."""
+
+    @property
+    def prompt(self) -> list[dict[str, str]]:
+        return rl_prompt(self.task, self.limits)
+
+    @property
+    def running(self) -> bool:
+        return self._shell is not None
+
+    def reset(self) -> list[dict[str, str]]:
+        """Start an episode in a fresh container (ending any running one) and give its prompt."""
+        self.close()
+        self.steps, self.format_errors, self.last = 0, 0, None
+        _Loop.get().run(self._start())
+        _open_sessions.add(self)
+        return self.prompt
+
+    def act(self, reply: str) -> EpisodeStep:
+        """A policy's reply: one fenced bash block or one tool call (rl/actions.py)."""
+        action = parse_action(reply)
+        if action.error is not None:
+            self._require_running()
+            self.format_errors += 1
+            message = f"Format error: {action.error}"
+            if self.format_errors >= MAX_FORMAT_ERRORS:
+                return self._finish("format_errors", message)
+            return EpisodeStep(observation=message)
+        self.format_errors = 0
+        if action.submit:
+            return self.submit()
+        assert action.command is not None
+        return self.run(action.command)
+
+    def run(self, command: str) -> EpisodeStep:
+        """Run one command; the episode ends after the step limit or past the wall time."""
+        shell = self._require_running()
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            return self._finish("timeout", "[the attempt's time ran out]")
+        try:
+            result = _Loop.get().run(shell.run(command, timeout=min(self.limits.command_timeout_sec, remaining)))
+        except SandboxError as exc:
+            return self._finish("sandbox_error", f"[the container failed: {exc}]")
+        self.steps += 1
+        observation = f"exit code: {result.exit_code if not result.timed_out else 'killed'}\n{result.output}"
+        if self.steps >= self.limits.max_steps:
+            return self._finish("max_steps", observation)
+        return EpisodeStep(observation=observation)
+
+    def submit(self) -> EpisodeStep:
+        self._require_running()
+        return self._finish("submitted", "")
+
+    def close(self) -> None:
+        """Remove the container (an episode cut short earns nothing); safe to call twice."""
+        if self._sandbox is not None:
+            sandbox, stack = self._sandbox, self._stack
+            self._sandbox = self._stack = self._shell = None
+            _open_sessions.discard(self)
+            _Loop.get().run(_shut(sandbox, stack))
+
+    def __enter__(self) -> TaskSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _require_running(self) -> Shell:
+        if self._shell is None:
+            raise EpisodeOver(f"{self.task.name}: no episode running; reset() starts one")
+        return self._shell
+
+    async def _start(self) -> None:
+        sandbox = make_sandbox(self._backend, **self._sandbox_options)
+        stack = AsyncExitStack()
+        try:
+            info = await sandbox.ensure_image(
+                self.task.files_under(TaskPaths.ENVIRONMENT_DIR),
+                self.task.environment_hash(),
+                timeout=self.task.config.environment.build_timeout_sec,
+            )
+            box = await stack.enter_async_context(sandbox.container(info.tag, task_limits(self.task)))
+            await box.put_files({}, PurePosixPath("/"), open_dirs=LOG_DIRS)
+        except BaseException:
+            await _shut(sandbox, stack)
+            raise
+        self._sandbox, self._stack, self._shell = sandbox, stack, Shell(box, self.limits)
+        self._deadline = time.monotonic() + (self.task.config.agent.timeout_sec or self.limits.default_wall_sec)
+
+    def _finish(self, ended: Ended, observation: str) -> EpisodeStep:
+        shell = self._require_running()
+        tests = self.task.files_under(TaskPaths.TESTS_DIR)
+        try:
+            verified, reward = _Loop.get().run(verify(shell.box, tests, self.task.config.verifier.timeout_sec))
+            output = verified.tail(2000)
+        except SandboxError as exc:  # the container died: nothing to verify, nothing earned
+            reward, output = None, f"[verifier could not run: {exc}]"
+        finally:
+            self.close()
+        self.last = EpisodeStep(
+            observation=observation, done=True, reward=reward or 0.0, ended=ended, verifier_output=output
+        )
+        return self.last
+
+
+async def _shut(sandbox: Sandbox, stack: AsyncExitStack | None) -> None:
+    try:
+        if stack is not None:
+            await stack.aclose()
+    finally:
+        await sandbox.close()
