@@ -81,6 +81,31 @@ if [ "${RST_SKIP_PIP:-0}" != 1 ]; then
   fi
 fi
 
+# 1a. The rl and train extras (SkyRL-gym, gymnasium, datasets; TRL, transformers, CPU torch) for the
+#     tests of the training hand-off. torch goes first, by its CPU build's exact version: a plain
+#     `pip install torch` fetches a CUDA build of several GB. Without a CPU wheel, train is skipped.
+#     The stamp names the extras installed; they are reinstalled when pyproject.toml changes.
+train_stamp="$venv/.rst-train-stamp"
+train_current() {
+  [ -f "$train_stamp" ] && [ ! "$here/pyproject.toml" -nt "$train_stamp" ] || return 1
+  "$venv_python" - "$train_stamp" 2>/dev/null <<'PY'
+import importlib.util, pathlib, sys
+wanted = {"rl": ["skyrl_gym", "gymnasium", "datasets"], "train": ["torch", "transformers", "trl", "tokenizers"]}
+extras = pathlib.Path(sys.argv[1]).read_text().split()
+sys.exit(0 if all(importlib.util.find_spec(m) for e in extras for m in wanted.get(e, [])) else 1)
+PY
+}
+if [ "${RST_SKIP_PIP:-0}" != 1 ] && [ -x "$venv_python" ] && ! train_current; then
+  train_extras="rl,train"
+  if ! "$venv_python" -m pip install -q --disable-pip-version-check "torch==2.13.0+cpu"; then
+    say "note: no CPU build of torch 2.13.0 here: the train extra (the SFT smoke test) is left out"
+    train_extras="rl"
+  fi
+  say "installing the $train_extras extras into .venv"
+  "$venv_python" -m pip install -q --disable-pip-version-check -e "$here[$train_extras]"
+  echo "${train_extras//,/ }" >"$train_stamp"
+fi
+
 if [ -x "$venv/bin/rst" ]; then
   if [ "$(id -u)" = 0 ]; then
     link=/usr/local/bin/rst
