@@ -4,6 +4,8 @@ commands played as the policy's replies, the reward from the task's tests, no co
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium
@@ -15,7 +17,7 @@ from rst_synth.rl import ENV_CLASS, register_skyrl_envs
 from rst_synth.rl.gym_env import ENV_ID
 from tests.support.cli import rst
 from tests.support.docker import our_containers
-from tests.support.tasks import SEEDS
+from tests.support.tasks import REPO, SEEDS
 
 pytestmark = pytest.mark.docker
 SEED = SEEDS / "access-log-report"
@@ -77,4 +79,16 @@ def test_the_gymnasium_env_with_the_oracles_commands(tmp_path: Path) -> None:
         assert (reward, terminated, truncated, info["ended"]) == (1.0, True, False, "submitted")
     finally:
         env.close()
+    assert not our_containers()
+
+
+def test_a_process_that_exits_mid_episode_leaves_no_container() -> None:
+    script = (
+        "from rst_synth.rl import TaskSession\n"
+        f"session = TaskSession({str(SEED)!r})\n"
+        "session.reset()\n"
+        "print(session.run('touch /app/started').observation.splitlines()[0])\n"
+    )  # no close(): the interpreter's exit must remove the container
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 0 and result.stdout.strip() == "exit code: 0", result.stderr
     assert not our_containers()

@@ -18,7 +18,6 @@ import asyncio
 import atexit
 import threading
 import time
-import weakref
 from collections.abc import Coroutine
 from contextlib import AsyncExitStack
 from pathlib import Path, PurePosixPath
@@ -73,7 +72,8 @@ class _Loop:
         return asyncio.run_coroutine_threadsafe(work, self.loop).result()
 
 
-_open_sessions: weakref.WeakSet[TaskSession] = weakref.WeakSet()
+_open_sessions: set[TaskSession] = set()
+"""Sessions with a container, held until closed (a dropped session is still cleaned up at exit)."""
 
 
 @atexit.register
