@@ -178,6 +178,8 @@ class TaskConfig(_Section):
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise TaskFormatError(path, f"invalid TOML: {exc}") from None
+        except RecursionError:  # arrays or tables nested past Python's recursion limit
+            raise TaskFormatError(path, "invalid TOML: nested too deeply") from None
         if "version" in data and "schema_version" not in data:
             data["schema_version"] = str(data.pop("version"))  # Harbor's older key
         try:

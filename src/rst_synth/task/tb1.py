@@ -170,9 +170,19 @@ def _read_bytes(path: Path) -> bytes:
         raise TaskFormatError(path, "is a directory, not a file") from None
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """safe_load without aliases: `*name` references let a few lines of YAML stand for billions of
+    values (a "billion laughs"), which the importer would then write out; TB1 files use none."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("aliases (*name) are not accepted")
+        return super().compose_node(parent, index)
+
+
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(_read_bytes(path).decode("utf-8"))
+        return yaml.load(_read_bytes(path).decode("utf-8"), Loader=_NoAliasLoader)
     except UnicodeDecodeError:
         raise TaskFormatError(path, "not UTF-8 text") from None
     except yaml.YAMLError as exc:

@@ -7,7 +7,7 @@ import shlex
 import subprocess
 import time
 
-from rst_synth.task import Task, TaskPaths
+from rst_synth.task import Task, TaskFormatError, TaskPaths
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
 from rst_synth.validator.prechecks import new_step_problem
 
@@ -19,7 +19,10 @@ _COPY = re.compile(r"^\s*(COPY|ADD)\s+(.*)$", re.IGNORECASE)
 
 def static_check(task: Task) -> CheckResult:
     started = time.monotonic()
-    problem = _first_problem(task)
+    try:
+        problem = _first_problem(task)
+    except TaskFormatError as exc:  # a script or Dockerfile that is not UTF-8: a verdict, not a crash
+        problem = Reason.BAD_TASK, str(exc)
     duration = time.monotonic() - started
     if problem is None:
         return CheckResult(check=Check.STATIC, verdict=Verdict.PASS, reason=Reason.OK, duration_sec=duration)
