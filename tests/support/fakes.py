@@ -1,14 +1,18 @@
 """A fake Sandbox and a fake Proposer, so the engine's logic runs in milliseconds.
 
 The fake sandbox understands a tiny subset of bash and pytest, the same subset the real engine
-runs: solve.sh lines `touch PATH` create files, test modules assert `Path("PATH").exists()`, and
-the verifier writes reward 1 when every such path exists. Tasks written for it are therefore real
-tasks too; they simply need no container.
+runs: solve.sh lines `touch PATH` and `echo TEXT > PATH` write files, test modules assert
+`Path("PATH").exists()` and `Path("PATH").read_text().strip() == "TEXT"`, and the verifier writes
+reward 1 when every such assertion holds. Tasks written for it are therefore real tasks too; they
+simply need no container. It also answers the file-state listing (sandbox/listing.py) and the
+commands the mutation check edits files with (`cp -a --`, `rm -f --`, `cat -- A > B`, joined by &&).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import shlex
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,12 +22,15 @@ from typing import Any
 from rst_synth.proposers import Proposal, ProposalError, Usage
 from rst_synth.proposers.child import Extension, NewStep, assemble_child
 from rst_synth.sandbox import ExecResult, ImageInfo, Limits
+from rst_synth.sandbox.listing import PRUNE, SCAN_ROOTS
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator import Reason, ValidationReport
 
 P = TaskPaths
-_TOUCH = re.compile(r"^\s*touch\s+(\S+)\s*$", re.MULTILINE)
+_TOUCH = re.compile(r"^\s*touch\s+(\S+)\s*$")
+_ECHO = re.compile(r"^\s*echo\s+(.+?)\s*>\s*(\S+)\s*$")
 _EXISTS = re.compile(r"""Path\(["']([^"']+)["']\)\.exists\(\)""")
+_READS = re.compile(r"""Path\(["']([^"']+)["']\)\.read_text\(\)\.strip\(\) == ["']([^"']*)["']""")
 
 
 class FakeContainer:
@@ -42,23 +49,62 @@ class FakeContainer:
             if "sleep infinity" in script:
                 return ExecResult(exit_code=None, output="", duration_sec=timeout, timed_out=True)
             commands = [line for line in script.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-            for path in _TOUCH.findall(script):
-                self.files[path] = b""
+            for line in commands:
+                if touched := _TOUCH.match(line):
+                    self.files[touched[1]] = b""
+                elif echoed := _ECHO.match(line):
+                    self.files[echoed[2]] = (" ".join(shlex.split(echoed[1])) + "\n").encode()
             if "BASH_XTRACEFD" in command:
                 self.files[str(P.CONTAINER_XTRACE_LOG)] = "".join(f"+ {c}\n" for c in commands).encode()
             return ExecResult(exit_code=0, output="", duration_sec=0.01)
-        if "test.sh" in command:
-            wanted = [
-                path
-                for rel, body in self.files.items()
-                if rel.startswith(f"{P.CONTAINER_TESTS_DIR}/") and rel.endswith(".py")
-                for path in _EXISTS.findall(body.decode())
-            ]
-            passed = bool(wanted) and all(path in self.files for path in wanted)
-            self.files[str(P.CONTAINER_REWARD_TXT)] = b"1\n" if passed else b"0\n"
-            missing = [path for path in wanted if path not in self.files]
-            return ExecResult(exit_code=0, output=f"missing: {missing}" if missing else "passed", duration_sec=0.01)
-        return ExecResult(exit_code=0, output="", duration_sec=0.0)
+        if "sha256sum" in command:  # sandbox.listing.state_command
+            return ExecResult(exit_code=0, output=self._state(), duration_sec=0.0)
+        return ExecResult(exit_code=0, output=self._shell(command), duration_sec=0.01)
+
+    def _verify(self) -> str:
+        modules = [
+            body.decode()
+            for rel, body in self.files.items()
+            if rel.startswith(f"{P.CONTAINER_TESTS_DIR}/") and rel.endswith(".py")
+        ]
+        wanted = [(path, None) for body in modules for path in _EXISTS.findall(body)]
+        wanted += [(path, text) for body in modules for path, text in _READS.findall(body)]
+        failed = [path for path, text in wanted if not self._holds(path, text)]
+        passed = bool(wanted) and not failed
+        self.files[str(P.CONTAINER_REWARD_TXT)] = b"1\n" if passed else b"0\n"
+        return f"failed: {failed}" if failed else "passed"
+
+    def _holds(self, path: str, text: str | None) -> bool:
+        return path in self.files and (text is None or self.files[path].decode().strip() == text)
+
+    def _state(self) -> str:
+        lines = []
+        for path, body in sorted(self.files.items()):
+            inside = any(path.startswith(root + "/") for root in SCAN_ROOTS)
+            if inside and not any(path.startswith(p + "/") for p in PRUNE):
+                lines += [f"S\t{len(body)}\t{path}", f"{hashlib.sha256(body).hexdigest()}  {path}"]
+        return "\n".join(lines) + "\n"
+
+    def _shell(self, command: str) -> str:
+        """`cp -a -- A B`, `rm -f -- P...`, `cat -- A > B`, `echo WORD` and the verifier (a command
+        naming test.sh), joined by &&."""
+        said = []
+        for part in command.split(" && "):
+            words = shlex.split(part.replace(" > ", " __to__ "))
+            if "test.sh" in part:
+                said.append(self._verify())
+            elif words[:3] == ["cp", "-a", "--"] and words[3] in self.files:
+                self.files[words[4]] = self.files[words[3]]
+            elif words[:3] == ["rm", "-f", "--"]:
+                for path in words[3:]:
+                    self.files.pop(path, None)
+            elif words[:2] == ["cat", "--"] and words[2] in self.files:
+                self.files[words[4]] = self.files[words[2]]
+            elif words[:1] == ["echo"]:
+                said.append(" ".join(words[1:]))
+            else:
+                break  # a command it does not know fails, and && stops
+        return "\n".join(said)
 
     async def put_files(
         self,

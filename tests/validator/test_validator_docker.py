@@ -57,11 +57,13 @@ def test_child_whose_parent_solution_already_passes_rejected(task_factory) -> No
     assert report.first_failure.check is Check.PARENT
     assert report.first_failure.reason is Reason.PARENT_PASSES
 
-    extra_test = GREETING_TEST + '\ndef test_extra():\n    assert Path("/app/extra.txt").exists()\n'
+    # What the quality checks ask of a child too: the instruction names the new file, the test reads it.
+    extra_test = GREETING_TEST + '\ndef test_extra():\n    assert Path("/app/extra.txt").read_text() == "extra\\n"\n'
     real_child = task_factory(
         name="child2",
         solve="echo hello > /app/out.txt\necho extra > /app/extra.txt\n",
         tests={"test_outputs.py": extra_test},
+        instruction="Write the word hello to /app/out.txt and the word extra to /app/extra.txt.\n",
     )
     report = validate(real_child, parent)
     assert report.accepted, report.first_failure

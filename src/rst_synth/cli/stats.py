@@ -12,7 +12,7 @@ from rich.table import Table
 from rst_synth.cli.common import console, fail
 from rst_synth.export import export_dataset
 from rst_synth.proposers.procedural.operator import bookkeeping_operators
-from rst_synth.report import CHECKS, RoundStats, run_stats
+from rst_synth.report import CHECKS, QUALITY_CHECKS, RoundStats, run_stats
 from rst_synth.report.passk import rounds_pass
 from rst_synth.report.plot import plot_rounds
 from rst_synth.store import AgentAttemptRow, RunPaths, Store
@@ -60,6 +60,23 @@ def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
     return table
 
 
+def quality_table(stats: list[RoundStats], title: str = "quality checks") -> Table:
+    """Per round and quality check: candidates it rejected, and its pass rate over the attempts it
+    ran in; then the median kill rate of the accepted tasks."""
+    table = Table(title=title)
+    table.add_column("round", justify="right")
+    for check in QUALITY_CHECKS:
+        table.add_column(f"{check}\nrejected (pass)", justify="right")
+    table.add_column("med. kill rate", justify="right")
+    for s in stats:
+        table.add_row(
+            str(s.round),
+            *(f"{s.quality_rejections.get(c, 0)} ({_pct(s.pass_rates.get(c))})" for c in QUALITY_CHECKS),
+            _pct(s.median_kill_rate),
+        )
+    return table
+
+
 def steps_table(stats: list[RoundStats], title: str = "steps") -> Table:
     """Per round: the bookkeeping share of the lineages' steps and the operators the new steps used."""
     table = Table(title=title)
@@ -81,7 +98,8 @@ def stats_command(
     """Per-round statistics of a run.
 
     Candidates, accepted, yield, pass rate of every check, medians of solution lines, executed
-    commands and oracle time, tokens and cost per accepted task.
+    commands and oracle time, tokens and cost per accepted task. Where the quality checks ran, a
+    second table: candidates each rejected, its pass rate, and the median kill rate.
     """
     _, store = open_run(run)
     try:
@@ -97,6 +115,8 @@ def stats_command(
     console.print(stats_table(stats, title=f"run {run}"))
     if any(s.operators for s in stats):
         console.print(steps_table(stats))
+    if any(s.pass_rates.get(c) is not None for s in stats for c in QUALITY_CHECKS):
+        console.print(quality_table(stats))
     _print_evals(evals)
     if plot is not None:
         console.print(f"plot: {plot}")

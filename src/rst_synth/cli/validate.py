@@ -47,9 +47,13 @@ def validate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report per task instead of a table.")] = False,
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Tasks validated concurrently.")] = 2,
     no_determinism: Annotated[bool, typer.Option("--no-determinism", help="Skip the second oracle run.")] = False,
+    no_quality: Annotated[
+        bool, typer.Option("--no-quality", help="Skip a child's quality checks (instruction paths ... mutation).")
+    ] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
-    """Validate tasks: static checks, image build, oracle, nop, determinism and parent.
+    """Validate tasks: static checks, image build, oracle, nop, determinism, parent and, for a
+    child, the quality checks (instruction paths, redundancy, parent outputs, steps, mutation).
 
     Exit status 0 only when every task is accepted.
     """
@@ -57,7 +61,13 @@ def validate_command(
     explicit_parent = load_task(parent) if parent else None
     parents = [resolve_parent(task, explicit_parent) for task in tasks]
     reports = run_validations(
-        tasks, parents, jobs=jobs, backend=backend, quiet=as_json, determinism_runs=0 if no_determinism else 1
+        tasks,
+        parents,
+        jobs=jobs,
+        backend=backend,
+        quiet=as_json,
+        determinism_runs=0 if no_determinism else 1,
+        quality=not no_quality,
     )
     for report, path in zip(reports, task_dirs, strict=True):
         report.path = str(path)
@@ -74,8 +84,15 @@ def validate_command(
         raise typer.Exit(1)
 
 
-_SHORT = {Check.DETERMINISM: "determ"}
-_SHOWN = [c for c in Check if c is not Check.NOVELTY]  # novelty is judged by the engine, per run
+_SHORT = {
+    Check.DETERMINISM: "determ",
+    Check.INSTRUCTION_PATHS: "instr",
+    Check.REDUNDANCY: "redund",
+    Check.PARENT_OUTPUTS: "p.outs",
+    Check.MUTATION: "mutat",
+}
+# novelty is judged by the engine, per run; propose by the proposer
+_SHOWN = [c for c in Check if c not in (Check.PROPOSE, Check.NOVELTY)]
 
 
 def run_validations(
@@ -86,10 +103,12 @@ def run_validations(
     backend: str,
     quiet: bool = False,
     determinism_runs: int = 1,
+    quality: bool = True,
 ) -> list[ValidationReport]:
     """Validate tasks concurrently (at most `jobs` at once) with a progress bar."""
     sandbox = open_sandbox(backend)
-    validator = Validator(sandbox, ValidatorConfig(max_containers=2 * jobs, determinism_runs=determinism_runs))
+    config = ValidatorConfig(max_containers=2 * jobs, determinism_runs=determinism_runs, quality=quality)
+    validator = Validator(sandbox, config)
 
     async def work() -> list[ValidationReport]:
         gate = asyncio.Semaphore(jobs)
@@ -124,6 +143,7 @@ def report_table(reports: list[ValidationReport]) -> Table:
     table.add_column("lines", justify="right")
     table.add_column("cmds", justify="right")
     table.add_column("oracle s", justify="right")
+    table.add_column("kill", justify="right")
     table.add_column("total s", justify="right")
     for report in reports:
         marks = []
@@ -138,6 +158,7 @@ def report_table(reports: list[ValidationReport]) -> Table:
             _num(figures.solution_lines),
             _num(figures.executed_commands),
             _num(figures.oracle_sec),
+            "-" if figures.kill_rate is None else f"{100 * figures.kill_rate:.0f}%",
             f"{report.duration_sec:.1f}",
         )
     return table

@@ -11,38 +11,10 @@ from pydantic import BaseModel, Field
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.base import ProposalError
 from rst_synth.sandbox import Container, Limits, Sandbox, files_of_tar
+from rst_synth.sandbox.listing import Listing, listing_command, parse_listing
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator import Reason
 
-SCAN_ROOTS = (
-    "/app",
-    "/etc",
-    "/opt",
-    "/srv",
-    "/home",
-    "/root",
-    "/usr/local",
-    "/var/lib",
-    "/var/backups",
-    "/data",
-    "/workspace",
-)
-PRUNE = (
-    "/proc",
-    "/sys",
-    "/dev",
-    "/run",
-    "/tmp",
-    "/logs",
-    "/solution",
-    "/tests",
-    "/var/lib/dpkg",
-    "/var/lib/apt",
-    "/var/cache",
-    "/root/.cache",
-    "/usr/local/lib/python3",
-    "/etc/ld.so.cache",
-)
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_ARTIFACTS = 60
 GIT_LOG_COMMITS = 60
@@ -109,29 +81,6 @@ class DiscoveryCache:
             return self._found[key]
 
 
-def _listing_command() -> str:
-    prune = " -o ".join(f"-path {p}" for p in PRUNE)
-    roots = " ".join(SCAN_ROOTS)
-    return (
-        f'for r in {roots}; do [ -e "$r" ] && echo "$r"; done | xargs -r -I{{}} '
-        f"find {{}} -xdev \\( {prune} -o -name __pycache__ \\) -prune -o -type f "
-        "-printf '%p\\t%s\\t%T@\\t%m\\n' 2>/dev/null | sort"
-    )
-
-
-Listing = dict[str, tuple[int, str, int]]
-"""A file listing: path -> (size, modification time, mode)."""
-
-
-def _parse_listing(text: str) -> Listing:
-    entries: Listing = {}
-    for line in text.splitlines():
-        parts = line.split("\t")
-        if len(parts) == 4 and parts[1].isdigit():
-            entries[parts[0]] = (int(parts[1]), parts[2], int(parts[3], 8))
-    return entries
-
-
 async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> Discovery:
     """Run `task`'s solve.sh in a fresh container and classify every file it created or changed."""
     env = task.config.environment
@@ -139,10 +88,10 @@ async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> D
         task.files_under(TaskPaths.ENVIRONMENT_DIR), task.environment_hash(), timeout=env.build_timeout_sec
     )
     limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
-    listing = _listing_command()
+    listing = listing_command()
     async with sandbox.container(image.tag, limits) as box:
         workdir = (await box.exec("pwd", timeout=30)).output.strip() or "/"
-        before = _parse_listing((await box.exec(listing, timeout=120, user="root")).output)
+        before = parse_listing((await box.exec(listing, timeout=120, user="root")).output)
         await box.put_files(task.files_under(TaskPaths.SOLUTION_DIR), TaskPaths.CONTAINER_SOLUTION_DIR)
         await box.exec(
             f"mkdir -p {TaskPaths.CONTAINER_AGENT_LOGS} {TaskPaths.CONTAINER_VERIFIER_LOGS}", timeout=30, user="root"
@@ -150,7 +99,7 @@ async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> D
         solve = await box.exec(f"bash {TaskPaths.CONTAINER_SOLUTION_DIR}/solve.sh", timeout=timeout)
         if not solve.ok:
             raise ProposalError(Reason.PARENT_SOLUTION_FAILED, solve.tail(500))
-        after = _parse_listing((await box.exec(listing, timeout=120, user="root")).output)
+        after = parse_listing((await box.exec(listing, timeout=120, user="root")).output)
         tools_out = await box.exec(
             f"for t in {' '.join(TOOLS)}; do command -v $t >/dev/null 2>&1 && echo $t; done; "
             'for m in yaml sqlite3; do python3 -c "import $m" 2>/dev/null && echo py:$m; done; true',

@@ -10,8 +10,11 @@ from collections import Counter, defaultdict
 from pydantic import BaseModel, Field
 
 from rst_synth.store import Store
+from rst_synth.validator.models import QUALITY_CHECKS as _QUALITY
 
 CHECKS = ("static", "build", "oracle", "nop", "determinism", "parent", "novelty")
+QUALITY_CHECKS = tuple(c.value for c in _QUALITY)
+"""The quality checks (validator/quality.py), shown in a table of their own."""
 
 
 class RoundStats(BaseModel):
@@ -30,6 +33,8 @@ class RoundStats(BaseModel):
     median_solution_lines: float | None = None
     median_executed_commands: float | None = None
     median_oracle_sec: float | None = None
+    median_kill_rate: float | None = None
+    """Over the accepted tasks whose mutation check edited a new output."""
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
@@ -39,6 +44,8 @@ class RoundStats(BaseModel):
     llm_cache_hits: int = 0
     rejections: dict[str, int] = Field(default_factory=dict)
     """`check:reason` -> candidates rejected for it."""
+    quality_rejections: dict[str, int] = Field(default_factory=dict)
+    """Per quality check: candidates whose final rejection it gave."""
     bookkeeping_share: float | None = None
     """Bookkeeping steps over all steps of the lineages of the round's tasks (None: not computed)."""
     operators: dict[str, int] = Field(default_factory=dict)
@@ -114,12 +121,17 @@ def _round(store: Store, round_: int, row: sqlite3.Row, verdicts: list[sqlite3.R
         median_solution_lines=_median([t["solution_lines"] for t in tasks]),
         median_executed_commands=_median([t["executed_commands"] for t in tasks]),
         median_oracle_sec=_median([t["oracle_sec"] for t in tasks]),
+        median_kill_rate=_median([t["kill_rate"] for t in tasks]),
         tokens_in=sum(r["tokens_in"] or 0 for r in by_status),
         tokens_out=sum(r["tokens_out"] or 0 for r in by_status),
         cost_usd=round(sum(costs), 6),
         rejections=_rejections(reasons),
     )
     stats.pass_rates = _pass_rates(verdicts)
+    stats.quality_rejections = {
+        check: sum(n for key, n in stats.rejections.items() if key.split(":", 1)[0] == check)
+        for check in QUALITY_CHECKS
+    }
     if stats.accepted:
         stats.tokens_per_accepted = (stats.tokens_in + stats.tokens_out) / stats.accepted
         stats.cost_per_accepted = stats.cost_usd / stats.accepted
@@ -147,4 +159,4 @@ def _pass_rates(rows: list[sqlite3.Row]) -> dict[str, float | None]:
             ran[row["check_name"]] += row["n"]
         if row["verdict"] == "pass":
             passed[row["check_name"]] += row["n"]
-    return {check: (passed[check] / ran[check] if ran[check] else None) for check in CHECKS}
+    return {check: (passed[check] / ran[check] if ran[check] else None) for check in CHECKS + QUALITY_CHECKS}

@@ -14,6 +14,7 @@ from rst_synth.sandbox.base import (
     files_of_tar,
     tar_of,
 )
+from rst_synth.sandbox.listing import FileDigest, FileState, file_state
 
 SANDBOXES: dict[str, str] = {"docker": "rst_synth.sandbox.docker:DockerSandbox"}
 """Built-in backends by short name (dockerd, or Podman through its Docker-compatible socket);
@@ -30,11 +31,14 @@ __all__ = [
     "BuildError",
     "Container",
     "ExecResult",
+    "FileDigest",
+    "FileState",
     "ImageInfo",
     "Limits",
     "SANDBOXES",
     "Sandbox",
     "SandboxError",
+    "file_state",
     "files_of_tar",
     "make_sandbox",
     "tar_of",

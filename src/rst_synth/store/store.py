@@ -288,9 +288,9 @@ class Store:
         return self._db.execute("SELECT id, parent_id, round, steps FROM tasks").fetchall()
 
     def task_figures(self, round_: int) -> list[sqlite3.Row]:
-        """solution_lines, executed_commands, oracle_sec of a round's tasks (for its medians)."""
+        """solution_lines, executed_commands, oracle_sec, kill_rate of a round's tasks (for its medians)."""
         return self._db.execute(
-            "SELECT solution_lines, executed_commands, oracle_sec FROM tasks WHERE round = ?", (round_,)
+            "SELECT solution_lines, executed_commands, oracle_sec, kill_rate FROM tasks WHERE round = ?", (round_,)
         ).fetchall()
 
     def candidate_summary(self, round_: int) -> tuple[list[sqlite3.Row], list[float], list[sqlite3.Row]]:

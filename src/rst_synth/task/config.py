@@ -106,6 +106,9 @@ class Figures(BaseModel):
     """What the proposer's model calls cost, repairs included."""
     repair_attempts: int | None = None
     """Repairs it took before the task was accepted."""
+    kill_rate: float | None = None
+    """Share of the mutation check's edits of the new outputs (deletions, one-value and one-line
+    changes) that made the tests fail; None where the check did not run or found no new output."""
 
 
 class Metrics(_Section, Figures):

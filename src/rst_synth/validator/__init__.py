@@ -1,6 +1,7 @@
 """The validator: the acceptance contract (static, build, oracle, nop, determinism, parent)."""
 
 from rst_synth.validator.models import (
+    QUALITY_CHECKS,
     Check,
     CheckResult,
     Reason,
@@ -11,6 +12,7 @@ from rst_synth.validator.static import static_check
 from rst_synth.validator.validator import Validator, ValidatorConfig
 
 __all__ = [
+    "QUALITY_CHECKS",
     "Check",
     "CheckResult",
     "Reason",

@@ -21,8 +21,23 @@ class Check(StrEnum):
     NOP = "nop"
     DETERMINISM = "determinism"
     PARENT = "parent"
+    # The quality checks (validator/quality.py): children only, once every check above passed.
+    INSTRUCTION_PATHS = "instruction_paths"
+    """Every path the new tests read is named by the instruction."""
+    REDUNDANCY = "redundancy"
+    """No new output is a copy of another file."""
+    PARENT_OUTPUTS = "parent_outputs"
+    """The new steps leave the files the parent's tests read as the parent's solution left them."""
+    STEPS = "steps"
+    """Each new step is needed: without it the tests fail."""
+    MUTATION = "mutation"
+    """The tests notice a new output deleted or changed."""
     NOVELTY = "novelty"
     """Judged by the engine against every accepted task of the run, not by the validator."""
+
+
+QUALITY_CHECKS = (Check.INSTRUCTION_PATHS, Check.REDUNDANCY, Check.PARENT_OUTPUTS, Check.STEPS, Check.MUTATION)
+"""The checks of validator/quality.py, in the order they run."""
 
 
 class Verdict(StrEnum):
@@ -92,6 +107,16 @@ class Reason(StrEnum):
     NONDETERMINISTIC = "nondeterministic"
     PARENT_PASSES = "parent_solution_passes"
     PARENT_MISMATCH = "parent_mismatch"
+    INSTRUCTION_GAP = "instruction_gap"
+    """A path the new tests read appears nowhere in the instruction."""
+    REDUNDANT_OUTPUT = "redundant_output"
+    """A new output has the content of a file present after the parent's solution, or of another new output."""
+    CHANGES_PARENT_OUTPUT = "changes_parent_output"
+    """The new steps changed or deleted a file the parent's tests read."""
+    STEP_UNNECESSARY = "step_unnecessary"
+    """The tests pass with one of the new steps left out."""
+    WEAK_TESTS = "weak_tests"
+    """A new output can be deleted, or changed by every small edit tried, and the tests still pass."""
     NEAR_DUPLICATE = "near_duplicate"
     NO_PARENT = "no_parent"
     EARLIER_CHECK_FAILED = "earlier_check_failed"

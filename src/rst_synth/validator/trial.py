@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Literal
 
-from rst_synth.sandbox import Container, ExecResult, Limits, Sandbox
+from rst_synth.sandbox import Container, ExecResult, FileState, Limits, Sandbox, file_state
 from rst_synth.task import TaskPaths
 
 P = TaskPaths
@@ -21,6 +22,8 @@ _VERIFY = f"bash {P.CONTAINER_TESTS_DIR}/test.sh"
 # The harness's log folders, relative to /; staged in the same copy as the solution: a separate
 # `mkdir` exec would cost three more engine calls per check.
 _LOG_DIRS = tuple(str(d.relative_to("/")) for d in (P.CONTAINER_VERIFIER_LOGS, P.CONTAINER_AGENT_LOGS))
+StatesWanted = Literal["none", "after", "both"]
+"""Which file states a trial records around the solution (sandbox/listing.py)."""
 
 
 @dataclass
@@ -30,6 +33,10 @@ class TrialOutcome:
     reward: float | None
     """None when test.sh wrote no reward file (which counts as 0)."""
     xtrace: str | None = None
+    before: FileState | None = None
+    """The files before the solution ran, where the trial was asked to record them."""
+    after: FileState | None = None
+    """The files after the solution ran (before the tests), where the trial was asked to record them."""
 
     @property
     def solved(self) -> bool:
@@ -54,25 +61,53 @@ async def run_trial(
     solve_timeout: float,
     verify_timeout: float,
     trace: bool = False,
+    states: StatesWanted = "none",
 ) -> TrialOutcome:
     """Run `solution` (if any) then `tests` in a fresh container and read the reward."""
     async with sandbox.container(image, limits) as box:
-        solve = None
-        xtrace = None
-        solution_dir = P.CONTAINER_SOLUTION_DIR.relative_to("/")
-        staged = {} if solution is None else {f"{solution_dir}/{rel}": body for rel, body in solution.items()}
-        await box.put_files(staged, PurePosixPath("/"), open_dirs=_LOG_DIRS)
-        if solution is not None:
-            solve = await box.exec(_TRACED_SOLVE if trace else _PLAIN_SOLVE, timeout=solve_timeout)
-            if solve.timed_out:
-                return TrialOutcome(solve=solve, verify=None, reward=None)
-            if trace:
-                raw = await box.read_file(P.CONTAINER_XTRACE_LOG)
-                xtrace = raw.decode("utf-8", errors="replace") if raw is not None else ""
-        await box.put_files(tests, P.CONTAINER_TESTS_DIR)
-        verify = await box.exec(_VERIFY, timeout=verify_timeout)
-        reward = None if verify.timed_out else await read_reward(box)
-        return TrialOutcome(solve=solve, verify=verify, reward=reward, xtrace=xtrace)
+        return await trial_in(
+            box,
+            solution=solution,
+            tests=tests,
+            solve_timeout=solve_timeout,
+            verify_timeout=verify_timeout,
+            trace=trace,
+            states=states,
+        )
+
+
+async def trial_in(
+    box: Container,
+    *,
+    solution: dict[str, bytes] | None,
+    tests: dict[str, bytes],
+    solve_timeout: float,
+    verify_timeout: float,
+    trace: bool = False,
+    states: StatesWanted = "none",
+) -> TrialOutcome:
+    """A trial in a fresh container its caller made (and may keep: the quality checks reuse the
+    oracle's); `states` records the files' states around the solution ("after": after it only)."""
+    solve = None
+    xtrace = None
+    before = None
+    solution_dir = P.CONTAINER_SOLUTION_DIR.relative_to("/")
+    staged = {} if solution is None else {f"{solution_dir}/{rel}": body for rel, body in solution.items()}
+    await box.put_files(staged, PurePosixPath("/"), open_dirs=_LOG_DIRS)
+    if states == "both":
+        before = await file_state(box)
+    if solution is not None:
+        solve = await box.exec(_TRACED_SOLVE if trace else _PLAIN_SOLVE, timeout=solve_timeout)
+        if solve.timed_out:
+            return TrialOutcome(solve=solve, verify=None, reward=None)
+        if trace:
+            raw = await box.read_file(P.CONTAINER_XTRACE_LOG)
+            xtrace = raw.decode("utf-8", errors="replace") if raw is not None else ""
+    after = await file_state(box) if states != "none" else None
+    await box.put_files(tests, P.CONTAINER_TESTS_DIR)
+    verify = await box.exec(_VERIFY, timeout=verify_timeout)
+    reward = None if verify.timed_out else await read_reward(box)
+    return TrialOutcome(solve=solve, verify=verify, reward=reward, xtrace=xtrace, before=before, after=after)
 
 
 async def read_reward(box: Container) -> float | None:

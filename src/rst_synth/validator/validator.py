@@ -5,21 +5,35 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from rst_synth.sandbox import BuildError, Limits, Sandbox, SandboxError
+from rst_synth.sandbox import BuildError, Container, Limits, Sandbox, SandboxError
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import executed_commands, solution_lines
 from rst_synth.validator.models import (
+    QUALITY_CHECKS,
     Check,
     CheckResult,
     Reason,
     ValidationReport,
     Verdict,
 )
+from rst_synth.validator.mutation import weak_tests
+from rst_synth.validator.quality import (
+    States,
+    added_steps,
+    instruction_paths,
+    new_outputs,
+    parent_outputs,
+    redundancy,
+    step_result,
+    without_step,
+)
 from rst_synth.validator.static import static_check
-from rst_synth.validator.trial import TrialOutcome, run_trial
+from rst_synth.validator.trial import StatesWanted, TrialOutcome, run_trial, trial_in
 
 
 class ValidatorConfig(BaseModel):
@@ -28,9 +42,23 @@ class ValidatorConfig(BaseModel):
     default_solve_timeout_sec: float = Field(default=600.0, gt=0)
     """Time for solve.sh when task.toml sets no [agent].timeout_sec."""
     max_containers: int = Field(default=4, ge=1)
-    """Containers alive at once across all validations of this validator."""
+    """Containers at work at once across all validations of this validator. A child's oracle
+    container also waits, idle and outside this count, while the determinism and parent checks run,
+    so that the quality checks can reuse it."""
     determinism_runs: int = Field(default=1, ge=0)
     """Extra oracle runs, each in another fresh container, that must all reach reward 1 (0: off)."""
+    quality: bool = True
+    """Run the quality checks (validator/quality.py, validator/mutation.py) on children."""
+    max_mutated_outputs: int = Field(default=12, ge=1)
+    """New outputs the mutation check edits at most (the first by path)."""
+
+
+@dataclass
+class _Kept:
+    """A container kept open past its trial, closed with `stack`."""
+
+    stack: AsyncExitStack
+    box: Container | None = None
 
 
 class Validator:
@@ -68,17 +96,27 @@ class Validator:
             self._skip_rest(report, after=Check.BUILD, parent=parent)
             return
 
-        oracle, nop = await asyncio.gather(self._oracle(task, report), self._nop(task, report))
-        report.checks += [oracle, nop]
-        if not oracle.passed:
-            self._skip_rest(report, after=Check.NOP, parent=parent)
-            return
-        later = [self._determinism(task, report)] if self.config.determinism_runs else []
-        if parent is not None:
-            later.append(self._parent(task, parent, report))
-        report.checks += await asyncio.gather(*later)
-        if parent is None:
-            report.checks.append(_skipped(Check.PARENT, Reason.NO_PARENT, "no parent given"))
+        quality = parent is not None and self.config.quality
+        states = States() if quality else None
+        async with AsyncExitStack() as stack:  # the oracle's container, kept for the quality checks
+            kept = _Kept(stack) if quality else None
+            oracle, nop = await asyncio.gather(self._oracle(task, report, states, kept), self._nop(task, report))
+            report.checks += [oracle, nop]
+            if not oracle.passed:
+                self._skip_rest(report, after=Check.NOP, parent=parent)
+                return
+            later = [self._determinism(task, report, states)] if self.config.determinism_runs else []
+            if parent is not None:
+                later.append(self._parent(task, parent, report, states))
+            report.checks += await asyncio.gather(*later)
+            if parent is None:
+                report.checks.append(_skipped(Check.PARENT, Reason.NO_PARENT, "no parent given"))
+                report.checks += [_skipped(c, Reason.NO_PARENT, "no parent given") for c in self._quality_checks()]
+            elif states is not None and kept is not None and kept.box is not None:
+                if report.first_failure is not None:
+                    self._skip_rest(report, after=Check.PARENT, parent=parent)
+                    return
+                await self._quality(task, parent, report, states, kept.box)
 
     async def _build(self, task: Task, report: ValidationReport) -> CheckResult:
         started = time.monotonic()
@@ -112,25 +150,53 @@ class Validator:
         )
 
     async def _trial(
-        self, task: Task, image: str, solution: dict[str, bytes] | None, trace: bool = False
+        self,
+        task: Task,
+        image: str,
+        solution: dict[str, bytes] | None,
+        trace: bool = False,
+        states: StatesWanted = "none",
+        kept: _Kept | None = None,
     ) -> TrialOutcome:
+        """One trial in a fresh container; with `kept`, the container stays open after it."""
         env = task.config.environment
         limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
+        tests = task.files_under(TaskPaths.TESTS_DIR)
+        solve_timeout = task.config.agent.timeout_sec or self.config.default_solve_timeout_sec
+        verify_timeout = task.config.verifier.timeout_sec
         async with self._slots:
-            return await run_trial(
-                self.sandbox,
-                image,
-                limits,
+            if kept is None:
+                return await run_trial(
+                    self.sandbox,
+                    image,
+                    limits,
+                    solution=solution,
+                    tests=tests,
+                    solve_timeout=solve_timeout,
+                    verify_timeout=verify_timeout,
+                    trace=trace,
+                    states=states,
+                )
+            kept.box = await kept.stack.enter_async_context(self.sandbox.container(image, limits))
+            return await trial_in(
+                kept.box,
                 solution=solution,
-                tests=task.files_under(TaskPaths.TESTS_DIR),
-                solve_timeout=task.config.agent.timeout_sec or self.config.default_solve_timeout_sec,
-                verify_timeout=task.config.verifier.timeout_sec,
+                tests=tests,
+                solve_timeout=solve_timeout,
+                verify_timeout=verify_timeout,
                 trace=trace,
+                states=states,
             )
 
-    async def _oracle(self, task: Task, report: ValidationReport) -> CheckResult:
+    async def _oracle(
+        self, task: Task, report: ValidationReport, states: States | None = None, kept: _Kept | None = None
+    ) -> CheckResult:
         async def run() -> CheckResult:
-            outcome = await self._trial(task, report.image or "", task.files_under(TaskPaths.SOLUTION_DIR), trace=True)
+            solution = task.files_under(TaskPaths.SOLUTION_DIR)
+            wanted: StatesWanted = "both" if states is not None else "none"
+            outcome = await self._trial(task, report.image or "", solution, trace=True, states=wanted, kept=kept)
+            if states is not None:
+                states.child_before, states.child_after = outcome.before or {}, outcome.after or {}
             if outcome.solve is not None:
                 report.figures.oracle_sec = round(outcome.solve.duration_sec, 3)
             if outcome.xtrace is not None:
@@ -146,18 +212,26 @@ class Validator:
 
         return await _timed(Check.NOP, run)
 
-    async def _determinism(self, task: Task, report: ValidationReport) -> CheckResult:
+    async def _determinism(self, task: Task, report: ValidationReport, states: States | None = None) -> CheckResult:
         async def run() -> CheckResult:
             solution = task.files_under(TaskPaths.SOLUTION_DIR)
+            wanted: StatesWanted = "after" if states is not None else "none"
             outcomes = await asyncio.gather(
-                *(self._trial(task, report.image or "", solution) for _ in range(self.config.determinism_runs))
+                *(
+                    self._trial(task, report.image or "", solution, states=wanted)
+                    for _ in range(self.config.determinism_runs)
+                )
             )
+            if states is not None:
+                states.replays = [o.after for o in outcomes if o.after is not None]
             worst = next((o for o in outcomes if not o.solved), outcomes[0])
             return _expect(Check.DETERMINISM, worst, want_solved=True, fail_reason=Reason.NONDETERMINISTIC)
 
         return await _timed(Check.DETERMINISM, run)
 
-    async def _parent(self, task: Task, parent: Task, report: ValidationReport) -> CheckResult:
+    async def _parent(
+        self, task: Task, parent: Task, report: ValidationReport, states: States | None = None
+    ) -> CheckResult:
         lineage = task.config.metadata.lineage
         if lineage is not None and lineage.parent and lineage.parent != parent.name:
             return CheckResult(
@@ -168,14 +242,58 @@ class Validator:
             )
 
         async def run() -> CheckResult:
-            outcome = await self._trial(task, report.image or "", parent.files_under(TaskPaths.SOLUTION_DIR))
+            solution = parent.files_under(TaskPaths.SOLUTION_DIR)
+            wanted: StatesWanted = "both" if states is not None else "none"
+            outcome = await self._trial(task, report.image or "", solution, states=wanted)
+            if states is not None:
+                states.parent_before, states.parent_after = outcome.before or {}, outcome.after or {}
             return _expect(Check.PARENT, outcome, want_solved=False, fail_reason=Reason.PARENT_PASSES)
 
         return await _timed(Check.PARENT, run)
 
-    @staticmethod
-    def _skip_rest(report: ValidationReport, after: Check, parent: Task | None) -> None:
-        order: list[Check] = [c for c in Check if c not in (Check.PROPOSE, Check.NOVELTY)]  # the engine's
+    async def _quality(
+        self, task: Task, parent: Task, report: ValidationReport, states: States, box: Container
+    ) -> None:
+        """The quality checks: three from the recorded states and the task files, then the steps and
+        mutation checks concurrently, the mutations in the oracle's kept container `box`."""
+        outputs = new_outputs(states)
+        judged = [instruction_paths(task, parent), redundancy(outputs, states), parent_outputs(parent, states)]
+        report.checks += judged
+        if not all(c.passed for c in judged):
+            self._skip_rest(report, after=Check.PARENT_OUTPUTS, parent=parent)
+            return
+
+        async def steps() -> CheckResult:
+            records = added_steps(task)
+            if len(records) < 2:
+                return step_result(records, [])
+            image = report.image or ""
+            outcomes = await asyncio.gather(*(self._trial(task, image, without_step(task, r)) for r in records))
+            return step_result(records, [r for r, o in zip(records, outcomes, strict=True) if o.solved])
+
+        async def mutation() -> CheckResult:
+            async with self._slots:
+                found = await weak_tests(
+                    box,
+                    outputs,
+                    verify_timeout=task.config.verifier.timeout_sec,
+                    max_outputs=self.config.max_mutated_outputs,
+                )
+            report.figures.kill_rate = found.kill_rate
+            return found.result
+
+        report.checks += await asyncio.gather(_timed(Check.STEPS, steps), _timed(Check.MUTATION, mutation))
+
+    def _quality_checks(self) -> tuple[Check, ...]:
+        return QUALITY_CHECKS if self.config.quality else ()
+
+    def _skip_rest(self, report: ValidationReport, after: Check, parent: Task | None) -> None:
+        order: list[Check] = [
+            c
+            for c in Check
+            if c not in (Check.PROPOSE, Check.NOVELTY)  # the engine's
+            and (c not in QUALITY_CHECKS or c in self._quality_checks())
+        ]
         for check in order[order.index(after) + 1 :]:
             if report.result(check) is None:
                 report.checks.append(_skipped(check, Reason.EARLIER_CHECK_FAILED, f"{after.value} did not pass"))

@@ -64,6 +64,18 @@ REPAIR_HINTS: dict[Reason, str] = {
     Reason.BUILD_TIMEOUT: "the image build took too long: install fewer packages",
     Reason.COPIES_SOLUTION: "the Dockerfile must never COPY solution/ into the image",
     Reason.COPIES_TESTS: "the Dockerfile must never COPY tests/ into the image",
+    # the quality checks (validator/quality.py): which check, and why
+    Reason.INSTRUCTION_GAP: "instruction_paths check: a new test reads a path the instruction never names, so an "
+    "agent cannot know where to write: name every file the tests read, with its full path, in the instruction",
+    Reason.REDUNDANT_OUTPUT: "redundancy check: a new output is a byte-for-byte copy of a file the parent's "
+    "solution left (or of another new output), so it adds no work: compute something new instead of copying "
+    "a file or writing the same result under another name",
+    Reason.CHANGES_PARENT_OUTPUT: "parent_outputs check: the new steps change or delete a file the parent's tests "
+    "read; leave the parent's outputs as they are (no appending, no overwriting) and write new files instead",
+    Reason.STEP_UNNECESSARY: "steps check: with one of the new steps left out the tests still pass, so that step "
+    "is not checked: test what it produces, or drop it",
+    Reason.WEAK_TESTS: "mutation check: a new output was deleted, or changed by one value or one line, and the "
+    "tests still passed: assert its exact content (values, line count), not only that it exists",
     Reason.NO_NEW_COMMAND: "the new steps run no command (only comments, `set`, `:` or assignments): write commands "
     "that read the parent's outputs and write new files",
     Reason.NO_ASSERTION: "the new test module asserts nothing: every test must assert the exact contents the new "

@@ -1,0 +1,206 @@
+"""The mutation check: do the tests notice when a new output is gone or slightly wrong?
+
+In the oracle's own container, after the oracle's tests passed, each new output (validator/quality.py)
+is in turn deleted, given one changed value, and given one line less; after each edit the tests run
+again and the file is restored from a copy. Every deletion must make the tests fail, and for each
+output at least one of its content edits must. To keep the cost down, an output's other content
+edits are skipped once one made the tests fail, and the check stops at the first output the tests
+do not guard. The kill rate is the share of the edits run that made the tests fail.
+
+Edits: the value edit adds 1 to the middle number of the file (keeping its width), or, in a file
+without digits, moves the first letter of its middle non-blank line to the next letter; the line edit
+drops the middle non-blank line; a file that is not UTF-8 text gets one byte changed in its middle
+instead. An empty file has nothing to edit but its existence, and a file over 4 MiB gets the
+deletion only (it is not copied out of the container).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from rst_synth.sandbox import Container, FileState, SandboxError
+from rst_synth.task import TaskPaths
+from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from rst_synth.validator.trial import read_reward
+
+P = TaskPaths
+MAX_CONTENT_BYTES = 4 * 1024 * 1024
+WORK_DIR = PurePosixPath("/tmp/rst-mutation")
+"""Where the copies and the edited contents wait, outside the scan roots."""
+_APPLIED = "rst-mutation-applied"
+_NUMBER = re.compile(r"\d+")
+_LETTER = re.compile(r"[A-Za-z]")
+
+Edit = Literal["delete", "value", "line", "byte"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    path: str
+    edit: Edit
+    content: bytes | None
+    """The edited content; None for the deletion."""
+    what: str
+    """The edit, for people: "deleted", "line 3: 42 -> 43", ..."""
+
+
+@dataclass
+class MutationOutcome:
+    result: CheckResult
+    kill_rate: float | None
+    """Killed edits / edits run; None when there was no new output."""
+
+
+def mutants_of(path: str, content: bytes | None) -> list[Mutant]:
+    """The deletion and the content edits of one output (`content` None: too large to copy out)."""
+    found = [Mutant(path, "delete", None, "deleted")]
+    if not content:
+        return found
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or "\0" in text:
+        middle = len(content) // 2
+        edited = content[:middle] + bytes([content[middle] ^ 0x01]) + content[middle + 1 :]
+        return [*found, Mutant(path, "byte", edited, f"byte {middle} changed")]
+    edits: list[tuple[Edit, tuple[str, str] | None]] = [("value", _value_edit(text)), ("line", _line_edit(text))]
+    for edit, made in edits:
+        if made is not None and made[0] != text:
+            found.append(Mutant(path, edit, made[0].encode("utf-8"), made[1]))
+    return found
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _value_edit(text: str) -> tuple[str, str] | None:
+    numbers = list(_NUMBER.finditer(text))
+    if numbers:
+        found = numbers[len(numbers) // 2]
+        new = str(int(found[0]) + 1).zfill(len(found[0]))
+        line = _line_of(text, found.start())
+        return text[: found.start()] + new + text[found.end() :], f"line {line}: {found[0]} -> {new}"
+    lines = text.splitlines(keepends=True)
+    filled = [i for i, line in enumerate(lines) if _LETTER.search(line)]
+    if not filled:
+        return None
+    index = filled[len(filled) // 2]
+    letter = _LETTER.search(lines[index])
+    assert letter is not None
+    old = letter[0]
+    base = ord("a") if old.islower() else ord("A")
+    new = chr(base + (ord(old) - base + 1) % 26)
+    lines[index] = lines[index][: letter.start()] + new + lines[index][letter.end() :]
+    return "".join(lines), f"line {index + 1}: {old!r} -> {new!r}"
+
+
+def _line_edit(text: str) -> tuple[str, str] | None:
+    lines = text.splitlines(keepends=True)
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if not filled:
+        return None
+    index = filled[len(filled) // 2]
+    return "".join(lines[:index] + lines[index + 1 :]), f"line {index + 1} dropped"
+
+
+async def weak_tests(box: Container, outputs: FileState, *, verify_timeout: float, max_outputs: int) -> MutationOutcome:
+    """Run the edits of (at most `max_outputs` of) `outputs` in `box`, the oracle's container, whose
+    tests passed; every file is restored after its edits.
+
+    To keep the cost down, an output's remaining content edits are skipped once one of them made the
+    tests fail, and the check stops at the first output whose deletion or content edits all leave
+    the tests passing; the kill rate is over the edits run."""
+    if not outputs:
+        result = CheckResult(check=Check.MUTATION, verdict=Verdict.PASS, reason=Reason.OK, detail="no new output")
+        return MutationOutcome(result=result, kill_rate=None)
+    chosen = sorted(outputs)[:max_outputs]
+    edits: dict[str, list[Mutant]] = {}
+    for path in chosen:
+        content = await box.read_file(PurePosixPath(path)) if outputs[path].size <= MAX_CONTENT_BYTES else None
+        edits[path] = mutants_of(path, content)
+    numbered = {id(m): i for i, m in enumerate(m for path in chosen for m in edits[path])}
+    # The edits run as the image's user, who wrote the outputs (solve.sh runs as that user); root in a
+    # container whose USER is another has no capabilities and could not keep the owner of a copy.
+    staged = {
+        f"{WORK_DIR.name}/m{numbered[id(m)]}": m.content for ms in edits.values() for m in ms if m.content is not None
+    }
+    await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
+    backups = {path: k for k, path in enumerate(chosen)}
+    run: list[tuple[Mutant, bool]] = []
+    failure = None
+
+    async def killed(mutant: Mutant) -> bool:
+        previous = run[-1][0] if run else None
+        found = await _killed(box, numbered[id(mutant)], mutant, previous, backups, verify_timeout)
+        run.append((mutant, found))
+        return found
+
+    try:
+        for path in chosen:
+            deletion, *changes = edits[path]
+            if not await killed(deletion):
+                failure = f"the tests still pass with {path} deleted"
+                break
+            tried = []
+            for change in changes:
+                tried.append(change.what)
+                if await killed(change):
+                    break
+            else:
+                if changes:
+                    failure = f"the tests still pass with {path} changed ({'; '.join(tried)})"
+                    break
+    finally:
+        if run:
+            last = run[-1][0].path
+            await box.exec(_restore(backups[last], last), timeout=120)
+    done = len({m.path for m, _ in run})
+    kills = sum(found for _, found in run)
+    capped = f" (the first {len(chosen)} of {len(outputs)} by path)" if len(chosen) < len(outputs) else ""
+    summary = f"{kills} of {len(run)} edits of {done} new output(s){capped} made the tests fail"
+    kill_rate = round(kills / len(run), 3)
+    if failure is None:
+        result = CheckResult(check=Check.MUTATION, verdict=Verdict.PASS, reason=Reason.OK, detail=summary)
+    else:
+        detail = f"{failure}; {summary}, then the check stopped"
+        result = CheckResult(check=Check.MUTATION, verdict=Verdict.FAIL, reason=Reason.WEAK_TESTS, detail=detail)
+    return MutationOutcome(result=result, kill_rate=kill_rate)
+
+
+def _backup(index: int, path: str) -> str:
+    return f"cp -a -- {shlex.quote(path)} {WORK_DIR}/b{index}"
+
+
+def _restore(index: int, path: str) -> str:
+    return f"cp -a -- {WORK_DIR}/b{index} {shlex.quote(path)}"
+
+
+async def _killed(
+    box: Container, i: int, mutant: Mutant, previous: Mutant | None, backups: dict[str, int], verify_timeout: float
+) -> bool:
+    """Apply edit `i` (restoring the previous output first, copying a new one first), run the tests."""
+    steps = []
+    if previous is not None and previous.path != mutant.path:
+        steps.append(_restore(backups[previous.path], previous.path))
+    if previous is None or previous.path != mutant.path:
+        steps.append(_backup(backups[mutant.path], mutant.path))
+    else:
+        steps.append(_restore(backups[mutant.path], mutant.path))
+    target = shlex.quote(mutant.path)
+    steps.append(f"rm -f -- {target}" if mutant.content is None else f"cat -- {WORK_DIR}/m{i} > {target}")
+    steps.append(f"rm -f -- {P.CONTAINER_REWARD_TXT} {P.CONTAINER_REWARD_JSON}")
+    # One exec edits and verifies; `timeout` ends a hanging test run without taking the container down.
+    steps += [f"echo {_APPLIED}", f"timeout -k 5 {verify_timeout:g} bash {P.CONTAINER_TESTS_DIR}/test.sh"]
+    run = await box.exec(" && ".join(steps), timeout=verify_timeout + 60)
+    if run.timed_out:
+        return True
+    if _APPLIED not in run.output.splitlines():
+        raise SandboxError(f"could not edit a new output for the mutation check: {run.tail(300).strip()}")
+    reward = await read_reward(box)
+    return reward is None or reward < 1.0
