@@ -64,6 +64,8 @@ def write_report(paths: RunPaths, store: Store, out: Path, *, lineage_limit: int
     At most `lineage_limit` tasks get a page: whole lineages, the deepest first, taken in turn from
     each root seed; `top` is the length of the slowest and most-rejected candidate tables."""
     out.mkdir(parents=True, exist_ok=True)
+    for stale in [*(out / IMG).glob("*.png"), *(out / TASKS).glob("*.html")]:  # from an earlier report here
+        stale.unlink()
     stats = run_stats(store)
     rounds = [s.round for s in stats]
     figures = {r: _round_figures(store, r) for r in rounds}
@@ -209,8 +211,9 @@ def _draw(
         "growth": plot_rounds(stats, folder / "growth.png", title=title),
         "spread": charts.spread_chart(figures, folder / "spread.png"),
         "checks": charts.checks_chart(stats, _checks_that_ran(stats), folder / "checks.png"),
-        "cost": charts.cost_chart(stats, folder / "cost.png"),
     }
+    if any(s.cost_usd or s.tokens_in or s.tokens_out for s in stats):  # an offline proposer pays nothing
+        drawn["cost"] = charts.cost_chart(stats, folder / "cost.png")
     if evals:
         drawn["passk"] = charts.passk_chart({e.name: e.rounds for e in evals}, folder / "passk.png")
     if rejections:
