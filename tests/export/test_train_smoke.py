@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import datasets
 import pytest
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-from trl import SFTConfig, SFTTrainer
+
+if TYPE_CHECKING:  # imported in the tests: torch, transformers and TRL take seconds to import
+    from transformers import PreTrainedTokenizerFast
 
 pytestmark = [
     pytest.mark.docker,  # the data comes from a real eval
@@ -35,6 +35,9 @@ SPECIAL = ["<|im_start|>", "<|im_end|>", "<|pad|>"]
 
 def offline_tokenizer(records: list[dict[str, object]]) -> PreTrainedTokenizerFast:
     """A byte-level BPE trained on the exported conversations themselves."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
@@ -48,6 +51,10 @@ def offline_tokenizer(records: list[dict[str, object]]) -> PreTrainedTokenizerFa
 
 
 def test_sft_on_collected_trajectories_lowers_the_loss(collected: Path, tmp_path: Path) -> None:
+    import datasets
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from trl import SFTConfig, SFTTrainer
+
     path = collected / "trl" / "train.jsonl"
     train = datasets.load_dataset("json", data_files=str(path), split="train")
     tokenizer = offline_tokenizer([json.loads(line) for line in path.read_text().splitlines()])

@@ -88,7 +88,9 @@ def _summary(report: CollectReport) -> dict[str, object]:
 
 
 def _table(report: CollectReport, out: Path) -> Table:
-    table = Table(title=f"rst collect: {len(report.samples)} of {report.attempts} attempts kept")
+    kept = [f"{len(report.samples)} of {report.attempts} attempts kept"] if report.attempts else []
+    rows = [f"{len(report.tasks)} tasks as RL rows"] if report.tasks else []
+    table = Table(title="rst collect: " + ", ".join(kept + rows or ["nothing found"]))
     for column in ("format", "train", "validation", "files"):
         table.add_column(column, justify="left" if column in ("format", "files") else "right")
     for fmt, counts in report.records.items():

@@ -100,7 +100,7 @@ def collect(paths: list[Path], out: Path, options: CollectOptions) -> CollectRep
         Sample(
             split=side(a.root),
             task=a.task,
-            task_dir=str(a.task_dir) if a.task_dir else None,
+            task_dir=str(a.task_dir.resolve()) if a.task_dir else None,
             eval_id=a.eval_id,
             attempt=a.attempt,
             round=a.round,
@@ -229,4 +229,5 @@ def _require_datasets() -> Any:
         raise CollectError("--parquet needs HF datasets: pip install 'rst-synth[train]'") from None
     if not hasattr(datasets, "Json"):
         raise CollectError(f"--parquet needs datasets >= 5 (its Json feature); found {datasets.__version__}")
+    datasets.disable_progress_bars()  # a progress bar per file is noise in a command's output
     return datasets
