@@ -81,3 +81,45 @@ def test_stream_summary_plants_a_large_input_at_build_time() -> None:
 def test_child_accepted(tmp_path, operator: str) -> None:
     proposal, report = extend_with(operator, parent_task(tmp_path, PARENT_SOLVE))
     assert_accepted(proposal, report, operator)
+
+
+AUDIT = "alice 2999 ops vpn,dev\nbob 3001 dev -\n# retired\ncarol 3002 ops -\n"
+TEXT_PARENT = f"mkdir -p /app/out\ncat > /app/out/audit.txt <<'TXT'\n{AUDIT}TXT\n"
+
+
+def text_artifact(text: str = AUDIT, path: str = "/app/out/audit.txt") -> Artifact:
+    kind, details, sample = classify(path, text.encode())
+    return Artifact(path=path, kind=kind, size=len(text.encode()), details=details, sample=sample)
+
+
+def test_records_tool_finds_a_key_and_a_value_field() -> None:
+    from rst_synth.proposers.procedural.operators import text_tool_ops
+
+    assert text_tool_ops._layout(text_artifact()) == (1, 2)
+    assert text_tool_ops._layout(text_artifact("count: 12\nmin: -3.5\nmax: 40\n")) == (1, 2)
+    assert text_tool_ops._layout(text_artifact("12 apples\n7 pears\n")) == (2, 1)
+    assert text_tool_ops._layout(text_artifact("one\ntwo\n")) is None  # a single field
+    assert text_tool_ops._layout(text_artifact("a b\nc d\n")) is None  # no number anywhere
+    op = OPERATORS["text-records-tool"]
+    assert op.can_use(text_artifact(), discovery(text_artifact()))
+    assert not op.can_use(text_artifact(), discovery(text_artifact(), tools=()))
+    own_output = text_artifact("key\tsum\nalice\t2999.00\n", "/app/out/audit_top5.txt")
+    assert not op.can_use(own_output, discovery(own_output))  # its header keeps it from feeding on itself
+
+
+def test_records_tool_build_is_deterministic() -> None:
+    op = OPERATORS["text-records-tool"]
+    art = text_artifact()
+    steps = [op.build(art, StepContext(discovery=discovery(art), rng=random.Random(2), tag="r1s1")) for _ in range(2)]
+    assert steps[0] == steps[1]
+    compile(steps[0].tests, "t", "exec")
+    for path in ("/app/bin/audit_top", "/app/out/audit.txt", "/app/out/audit_top5.tsv"):
+        assert f"`{path}`" in steps[0].instruction
+    for edge in ("CRLF", "standard input", "empty input", "non-ASCII", "malformed"):
+        assert edge in steps[0].instruction, edge
+
+
+@pytest.mark.docker
+def test_records_tool_child_accepted(tmp_path) -> None:
+    proposal, report = extend_with("text-records-tool", parent_task(tmp_path, TEXT_PARENT))
+    assert_accepted(proposal, report, "text-records-tool")

@@ -61,6 +61,14 @@ def test_no_step_builds_on_a_bookkeeping_output() -> None:
     assert [a.path for a in kept] == ["/app/out/sales.csv", "/app/out/notes.txt"]
 
 
+def test_copies_of_one_text_count_once() -> None:
+    module = "def main():\n    return 1\n"
+    copies = [file_artifact(path, module) for path in ("/app/project/tool.py", "/usr/local/lib/tool.py")]
+    other = file_artifact("/app/project/other.py", module + "\n")
+    kept = domain_artifacts([*copies, other], [])
+    assert [a.path for a in kept] == ["/app/project/tool.py", "/app/project/other.py"]
+
+
 def choose(history: list[HistoryStep], seed: int, count: int = 3, discovery: Discovery | None = None) -> list[str]:
     proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]  (choosing needs no sandbox)
     steps = proposer._choose(discovery or found(), random.Random(seed), count, set(), 6, history)

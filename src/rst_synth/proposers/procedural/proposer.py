@@ -159,12 +159,19 @@ def looks_bookkeeping(artifact: Artifact) -> bool:
 
 
 def domain_artifacts(artifacts: list[Artifact], history: list[HistoryStep]) -> list[Artifact]:
-    """The artifacts a step may build on: none that a bookkeeping step of the lineage wrote."""
+    """The artifacts a step may build on: none that a bookkeeping step of the lineage wrote, and one
+    of several copies of the same text (an installed module and its build copy would give a step the
+    same output twice)."""
     written = {path for h in history if h.bookkeeping for path in h.produces}
-    kept = []
+    kept, seen = [], set()
     for artifact in artifacts:
         if artifact.bookkeeping or artifact.path in written or looks_bookkeeping(artifact):
             continue
+        content = (artifact.kind, artifact.size, artifact.sample)
+        if artifact.sample and len(artifact.sample.encode("utf-8")) == artifact.size:
+            if content in seen:
+                continue
+            seen.add(content)
         kept.append(artifact)
     return kept
 

@@ -15,5 +15,6 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     source_ops,
     sql_ops,
     text_json_ops,
+    text_tool_ops,
     tool_ops,
 )

@@ -234,9 +234,9 @@ def test_{ctx.tag}_tool_folds_fresh_batches_incrementally(tmp_path):
             f"surrounding whitespace is removed), or a `{value}` that is not an optional `-`, digits and optionally "
             "`.` with one or two digits (surrounding whitespace allowed), or when a column is missing: nothing of a "
             "malformed batch is applied, it is not listed in `applied`, the tool prints `rejected NAME` to standard "
-            f"error and goes on. Each row of a good batch adds 1 to `rows` and its `{value}` in cents to "
-            f"`total_cents` of the entry whose key is its `{group}` with surrounding whitespace removed; the batch "
-            "is then listed in `applied` with its number of data rows. The tool exits 1 "
+            f"error and goes on. Each row of a good batch adds 1 to `rows` and 100 times its `{value}` (an exact "
+            f"integer) to `total_cents` of the entry whose key is its `{group}` with surrounding whitespace "
+            "removed; the batch is then listed in `applied` with its number of data rows. The tool exits 1 "
             f"when it rejected a batch in this run, else 0. Then fold `{artifact.path}` and the batches, in the "
             f"order listed above, into `{db}`."
         )
