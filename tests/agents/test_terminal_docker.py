@@ -92,8 +92,9 @@ def test_auto_mode_falls_back_to_text_when_the_endpoint_refuses_tools(tmp_path: 
     text_turns = by_turn([block(SOLUTION), block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")])
     with FakeOpenAI() as server:
         server.responder = lambda body: Reply(status=400) if body.get("tools") else text_turns(body)
-        result, _ = attempt(server, tmp_path)
+        result, trajectory = attempt(server, tmp_path)
     assert (result.reward, result.ended) == (1.0, "submitted")
+    assert "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in trajectory.steps[0].message  # the text-mode prompt
 
 
 def test_submitting_at_once_earns_zero(tmp_path: Path) -> None:

@@ -119,7 +119,9 @@ class TerminalAgent:
                 if mode == "tools" and self.config.mode == "auto" and exc.reason == "bad_request":
                     self._tools_refused = True  # this endpoint has no tool calling: plain text from now on
                     mode = "text"
-                    messages[0] = {"role": "system", "content": self.system_prompt(mode, shell, workdir)}
+                    system = self.system_prompt(mode, shell, workdir)
+                    messages[0] = {"role": "system", "content": system}
+                    record.trajectory.steps[0].message = system  # the trajectory shows the prompt used
                     continue
                 record.agent(f"[model call failed: {exc}]", extra={"error": str(exc)})
                 return "llm_error"
