@@ -42,7 +42,7 @@ OUTPUTS = {
     "uv-at-test-time": "/app/revenue.csv",
     "reward-json": "/app/sensor_means.csv",
     "ctrf-report": "/app/app.json",
-    "pytest-plugins": "/app/word_freq.txt",
+    "pytest-plugins": "/app/word_freq.csv",
     "workdir-srv": "/srv/ledger/balances.csv",
     "non-root-user": "/home/dev/work/per_user.json",
     "tests-read-files": "/app/price_bands.csv",
@@ -65,8 +65,9 @@ def import_fixture(name: str, *, offline: bool = True, **options: Any) -> Task:
 
 
 def fingerprint_replies(output: str) -> Callable[[dict[str, Any]], Reply]:
-    """A scripted model for any fixture: each generation N records a fingerprint of `output` (its sha256
-    and newline count) in llm_digest_N.txt beside it, and tests exactly that file."""
+    """A scripted model for any fixture: generation N writes llm_digest_N.txt beside `output`, with the
+    sha256 and newline count of `output` and the sha256 of llm_digest_(N-1).txt ("none" for the first),
+    so each generation's file is new work; its tests check exactly that file."""
     directory = str(PurePosixPath(output).parent)
 
     def respond(request: dict[str, Any]) -> Reply:
@@ -78,13 +79,20 @@ def fingerprint_replies(output: str) -> Callable[[dict[str, Any]], Reply]:
                 f'digest="{directory}/llm_digest_$((n + 1)).txt"\n'
                 f'sha256sum {output} | cut -c1-64 > "$digest"\n'
                 f"tr -cd '\\n' < {output} | wc -c | tr -d ' ' >> \"$digest\"\n"
+                'if [ "$n" -gt 0 ]; then\n'
+                f'  sha256sum "{directory}/llm_digest_$n.txt" | cut -c1-64 >> "$digest"\n'
+                "else\n"
+                '  echo none >> "$digest"\n'
+                "fi\n"
             )
             return Reply(content=fence("bash", "solution/steps.sh", steps), usage=(900, 120))
-        match = re.search(r"tests/test_step_r(\d+)\w*\.py", prompt[prompt.find("new test module") :])
-        test_path = match.group(0) if match else "tests/test_step_r1.py"
-        generation = int(match.group(1)) if match else 1
-        digest = f"{directory}/llm_digest_{generation}.txt"
+        match = re.search(r"new test module, `?(tests/test_step_r(\d+)\w*\.py)", prompt, flags=re.IGNORECASE)
+        if match is None:
+            raise AssertionError(f"{stage}: the prompt names no new test module")
+        test_path, generation = match.group(1), int(match.group(2))
+        digest, previous = f"{directory}/llm_digest_{generation}.txt", f"{directory}/llm_digest_{generation - 1}.txt"
         if stage in ("realign_tests", "repair"):
+            before = f"hashlib.sha256(Path({previous!r}).read_bytes()).hexdigest()" if generation > 1 else '"none"'
             tests = (
                 "import hashlib\nfrom pathlib import Path\n\n"
                 f"OUTPUT = Path({output!r})\nDIGEST = Path({digest!r})\n\n\n"
@@ -92,11 +100,13 @@ def fingerprint_replies(output: str) -> Callable[[dict[str, Any]], Reply]:
                 "    lines = DIGEST.read_text().splitlines()\n"
                 "    assert lines[0] == hashlib.sha256(OUTPUT.read_bytes()).hexdigest()\n"
                 '    assert int(lines[1]) == OUTPUT.read_bytes().count(b"\\n")\n'
+                f"    assert lines[2] == {before}\n"
             )
             return Reply(content=fence("python", test_path, tests), usage=(1100, 150))
+        first = "`none`" if generation == 1 else f"the SHA-256 hex digest of `{previous}`"
         addendum = (
             f"Then record a fingerprint of `{output}` in `{digest}`: on its first line the SHA-256 hex digest of "
-            f"that file, on its second line the number of newline characters it contains.\n"
+            f"that file, on its second line the number of newline characters it contains, on its third line {first}.\n"
         )
         return Reply(content=fence("markdown", "instruction_addendum.md", addendum), usage=(800, 60))
 
