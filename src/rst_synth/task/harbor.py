@@ -64,7 +64,10 @@ def convert_harbor(
     image_problem: ImageCheck | None = None,
     fetch_wheels: WheelFetcher = download_wheels,
 ) -> Task:
-    """One Harbor task directory as a seed; TaskFormatError (one line naming the file) when it cannot be."""
+    """One Harbor task directory as a seed; TaskFormatError (one line naming the file) when it cannot be.
+
+    `image_problem` is asked about a prebuilt docker_image the task has no Dockerfile for (None: not
+    checked); `fetch_wheels` brings the wheels an offline verifier needs."""
     src = Path(src)
     if not src.is_dir():
         raise TaskFormatError(src, "not a directory")
@@ -113,7 +116,7 @@ def _refuse_what_cannot_run(src: Path, config: TaskConfig) -> None:
     extra = config.environment.model_extra or {}
     where = src / TaskPaths.CONFIG
     gpus = extra.get("gpus") or 0
-    if isinstance(gpus, int) and gpus > 0 or extra.get("gpu_types"):
+    if isinstance(gpus, int) and gpus > 0:
         raise TaskFormatError(where, f"[environment].gpus = {gpus}: the task needs a GPU; validation runs CPU-only")
     servers = extra.get("mcp_servers") or []
     if servers:

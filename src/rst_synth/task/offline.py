@@ -94,7 +94,7 @@ def _rewrite_line(
             plain = _without_uv(body, number, where, result)
             changed |= plain != body
             body = plain
-            if fetches_from_internet(body) and not _fetches_only_locally(body):
+            if fetches_from_internet(body) and not _fetches_nothing(body):
                 raise NotOffline(
                     f"{where} line {number}: `{_one_line(body)}` fetches at test time; --offline bakes only "
                     "uv, pytest, pip and apt installs"
@@ -208,8 +208,11 @@ def _keep_used_apt_packages(result: OfflineVerifier, apt: list[str], tests: dict
             result.changes.append(f"{where}: apt package {name} not baked: nothing left in the verifier uses it")
 
 
-def _fetches_only_locally(command: str) -> bool:
-    """curl/wget of the task's own services (localhost) is no fetch from the internet."""
+def _fetches_nothing(command: str) -> bool:
+    """Commands that only name a fetcher (`command -v uv`, `echo ...`) or fetch from the task's own
+    services (curl of localhost) are no fetch from the internet."""
+    if re.match(r"^(command|which|type|hash|echo|printf)\b", command.strip()):
+        return True
     if not re.match(r"^(curl|wget)\b", command.strip()):
         return False
     urls = [w for w in command.split()[1:] if not w.startswith("-") and ("." in w or ":" in w or "localhost" in w)]

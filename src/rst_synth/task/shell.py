@@ -26,7 +26,7 @@ class LogicalLine:
     @property
     def joined(self) -> str:
         """The command with its continuations joined into one line."""
-        return re.sub(r"\\\n[ \t]*", " ", self.text).strip()
+        return re.sub(r"[ \t]*\\\n[ \t]*", " ", self.text).strip()
 
 
 def logical_lines(script: str) -> list[LogicalLine]:
