@@ -51,7 +51,7 @@ venv_current() {
   [ "$here/pyproject.toml" -nt "$stamp" ] && return 1
   "$venv_python" - "$here" 2>/dev/null <<'PY' || return 1
 import pathlib, sys
-import rst_synth, pytest, mypy, ruff  # noqa: F401  (the package, the test and dev extras)
+import rst_synth, pytest, mypy, ruff, ray  # noqa: F401  (the package, the test, dev and ray extras)
 src = pathlib.Path(sys.argv[1]).resolve() / "src"
 sys.exit(0 if pathlib.Path(rst_synth.__file__).resolve().parents[1] == src else 1)
 PY
@@ -74,9 +74,9 @@ if [ "${RST_SKIP_PIP:-0}" != 1 ]; then
   if ! venv_current; then
     # A venv that does not run or was copied from another path is made anew; a usable one is reused.
     venv_usable || make_venv
-    say "installing the rst-synth package into .venv (extras: test, dev)"
+    say "installing the rst-synth package into .venv (extras: test, dev, ray)"
     rm -f "$stamp"
-    "$venv_python" -m pip install -q --disable-pip-version-check -e "$here[test,dev]"
+    "$venv_python" -m pip install -q --disable-pip-version-check -e "$here[test,dev,ray]"
     touch "$stamp"
   fi
 fi

@@ -12,7 +12,9 @@ from rich.table import Table
 
 from rst_synth.agents import AttemptLimits, AttemptResult, make_agent
 from rst_synth.cli.common import console, fail, load_task, open_sandbox, run_with_sandbox, setup_logging
+from rst_synth.cli.synth import open_executor
 from rst_synth.engine.evaluate import EvalTask, eval_id, run_eval
+from rst_synth.executors import AgentSpec, WorkSpec
 from rst_synth.report.passk import RoundPass, k_values, rounds_pass
 from rst_synth.store import AgentAttemptRow, RunPaths, Store
 
@@ -38,7 +40,10 @@ def eval_command(
     paths: Annotated[list[Path], typer.Argument(help="A run directory (its accepted tasks) or task directories.")],
     agent: Annotated[str, typer.Option(help="oracle, nop, llm, or a dotted path package.module:factory.")] = "llm",
     k: Annotated[int, typer.Option("-k", min=1, help="Attempts per task.")] = 1,
-    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Attempts in parallel.")] = 2,
+    jobs: Annotated[
+        int | None,
+        typer.Option("-j", "--jobs", min=1, help="Attempts in parallel. [default: 2; ray: the cluster's slots]"),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="llm agent: model name (or RST_LLM_MODEL).")] = None,
     base_url: Annotated[str | None, typer.Option(help="llm agent: OpenAI-compatible endpoint.")] = None,
     llm_config: Annotated[Path | None, typer.Option(help="llm agent: TOML file with an \\[llm] table.")] = None,
@@ -49,6 +54,12 @@ def eval_command(
     max_steps: Annotated[int, typer.Option(help="Commands per attempt.")] = 40,
     command_timeout: Annotated[float, typer.Option(help="Seconds one command may run.")] = 120.0,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
+    executor: Annotated[
+        str, typer.Option(help="Where attempts run: local (this process) or ray (a cluster).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option(help="--executor ray: the cluster's address (default: start a local Ray instance).")
+    ] = None,
 ) -> None:
     """Run an agent K times on each task and report pass@k.
 
@@ -81,15 +92,20 @@ def eval_command(
             lineage = task.config.metadata.lineage
             tasks.append(EvalTask(key=str(path.resolve()), round=lineage.round if lineage else 0, path=path))
     evals_root = RunPaths(run).root / "evals" if run is not None else out
+    cache_dir = str(evals_root / "llm-cache")
     try:  # replies are cached with the evals, so a resumed attempt does not pay for them twice
-        chosen = make_agent(agent, **options, cache_dir=str(evals_root / "llm-cache"))
+        chosen = make_agent(agent, **options, cache_dir=cache_dir)
     except ValueError as exc:
         raise fail(str(exc).splitlines()[0]) from None
     name = eval_id(chosen.name, chosen.model)
     out_dir = evals_root / name
     setup_logging(False, out_dir / "eval.jsonl")
     # Scoped to the eval's folder, so a resume removes what a killed earlier eval left running.
-    sandbox = open_sandbox(backend, labels={"rst-synth.run-dir": str(out_dir.resolve())})
+    labels = {"rst-synth.run-dir": str(out_dir.resolve())}
+    sandbox = open_sandbox(backend, labels=labels)
+    spec = WorkSpec(backend=backend, labels=labels, agent=AgentSpec.of(agent, {**options, "cache_dir": cache_dir}))
+    runner = open_executor(executor, ray_address, sandbox, None, spec)
+    jobs = jobs or runner.capacity("attempt") or 2
     limits = AttemptLimits(max_steps=max_steps, command_timeout_sec=command_timeout)
     planned = len(tasks) * k
 
@@ -125,8 +141,10 @@ def eval_command(
                     limits=limits,
                     max_usd=max_usd,
                     progress=_Bar(),
+                    executor=runner,
                 )
             finally:
+                await runner.close()
                 await chosen.close()
 
     try:

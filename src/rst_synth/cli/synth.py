@@ -22,6 +22,7 @@ from rst_synth.cli.common import (
 from rst_synth.cli.stats import stats_table
 from rst_synth.engine import Engine, SynthConfig
 from rst_synth.engine.solver import Solver
+from rst_synth.executors import Executor, WorkSpec, make_executor
 from rst_synth.report import run_stats
 from rst_synth.sandbox import Sandbox
 from rst_synth.store import RunPaths, Store
@@ -94,6 +95,12 @@ def synth_command(
     ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
+    executor: Annotated[
+        str, typer.Option(help="Where validations and discoveries run: local (this process) or ray (a cluster).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option(help="--executor ray: the cluster's address (default: start a local Ray instance).")
+    ] = None,
 ) -> None:
     """Grow tasks from seeds, round by round; resumable.
 
@@ -142,12 +149,19 @@ def synth_command(
     config.dump(paths.config)
     setup_logging(verbose, paths.log)
     # Scoped to the run directory, so a resume can remove what a killed earlier run left running.
-    sandbox = open_sandbox(backend, labels={"rst-synth.run-dir": str(paths.root.resolve())})
+    labels = {"rst-synth.run-dir": str(paths.root.resolve())}
+    sandbox = open_sandbox(backend, labels=labels)
     chosen = build_proposer(config.proposer, sandbox, config.proposer_options, paths.llm_cache)
     validator = Validator(
         sandbox, ValidatorConfig(max_containers=2 * config.validation_workers, determinism_runs=config.determinism_runs)
     )
     solver = _solver(config, paths, sandbox)
+    runner = open_executor(
+        executor, ray_address, sandbox, validator, WorkSpec(backend=backend, labels=labels, validator=validator.config)
+    )
+    runner.route_discovery(chosen)
+    if validation_workers is None and runner.capacity("validate"):  # a cluster: as many as its slots take
+        config = config.model_copy(update={"validation_workers": runner.capacity("validate")})
     store = Store(paths.db)
 
     async def work() -> str:
@@ -162,10 +176,11 @@ def synth_command(
             TimeElapsedColumn(),
         )
         with Progress(*columns, console=console) as progress:
-            engine = Engine(config, paths, store, chosen, validator, RichProgress(progress), solver)
+            engine = Engine(config, paths, store, chosen, validator, RichProgress(progress), solver, runner)
             try:
                 return await engine.run()
             finally:
+                await runner.close()
                 await chosen.close()
                 if solver is not None:
                     await solver.agent.close()
@@ -177,6 +192,20 @@ def synth_command(
         store.close()
     console.print(f"stopped: {reason}" if reason != "done" else f"done: {config.rounds} rounds", highlight=False)
     exit_if_signalled()
+
+
+def open_executor(
+    name: str, address: str | None, sandbox: Sandbox, validator: Validator | None, spec: WorkSpec
+) -> Executor:
+    """The executor of --executor (local: `sandbox` and `validator` in process; ray: the cluster at
+    `address`, whose nodes make their own from `spec`); a bad name or an unreachable cluster is one line."""
+    if address and name != "ray":
+        raise fail("--ray-address needs --executor ray")
+    options: dict[str, Any] = {"address": address} if name == "ray" else {}
+    try:
+        return make_executor(name, sandbox=sandbox, validator=validator, spec=spec, **options)
+    except ValueError as exc:
+        raise fail(str(exc).splitlines()[0]) from None
 
 
 def _own(lock: RunLock) -> None:

@@ -13,6 +13,8 @@ from pydantic import BaseModel
 
 from rst_synth.engine.accept import record_figures
 from rst_synth.engine.novelty import NoveltyIndex
+from rst_synth.engine.solver import Solver
+from rst_synth.executors import Executor, LocalExecutor
 from rst_synth.proposers import Proposal, ProposalError, Proposer, Usage
 from rst_synth.sandbox import SandboxError
 from rst_synth.task import Task
@@ -81,8 +83,14 @@ class CandidatePipeline:
         known: Callable[[str], bool] | None = None,
         propose_slots: int | None = None,
         validate_slots: int | None = None,
+        solver: Solver | None = None,
+        executor: Executor | None = None,
     ) -> None:
         self.proposer, self.validator, self.repairs = proposer, validator, repairs
+        self.executor = executor or LocalExecutor(validator.sandbox, validator)
+        """Where validations run (`local`: this validator, in process; `ray`: a cluster's nodes)."""
+        self.solver = solver
+        """An agent that attempts each accepted child (its solve rate recorded, `unsolved` optional)."""
         self.novelty = novelty
         """Accepted tasks to compare with; None: no near-duplicate check."""
         self.known = known or (lambda name: False)
@@ -90,11 +98,14 @@ class CandidatePipeline:
         self._propose_slots = _slots(propose_slots)
         self._validate_slots = _slots(validate_slots)
 
-    async def run(self, parent: Task, *, seed: int, events: CandidateEvents | None = None) -> CandidateOutcome:
+    async def run(
+        self, parent: Task, *, seed: int, events: CandidateEvents | None = None, key: str | None = None
+    ) -> CandidateOutcome:
         """Propose a child of `parent` with `seed`, validate it, and spend up to `repairs` more attempts:
         each one repairs the rejected child, or takes the retry a ProposalError offers (the llm
         proposer's re-ask about a malformed reply). A repair that returns the rejected child unchanged
-        is not validated again (`repair_unchanged`)."""
+        is not validated again (`repair_unchanged`). `key`, the candidate's stable id, names each
+        validation `<key>/<attempt>` for the executor."""
         events = events or _Silent()
         paid = Usage()  # proposers report usage cumulatively; each stage records only what it added
         outcome = CandidateOutcome()
@@ -125,7 +136,7 @@ class CandidatePipeline:
                     )
                     continue
                 outcome.rejection = None
-                outcome.report = await self.validate(proposal.task, parent)
+                outcome.report = await self.validate(proposal.task, parent, key=f"{key}/{attempt}" if key else None)
                 outcome.attempts += 1
                 events.validated(attempt, outcome.report)
                 if outcome.report.accepted:
@@ -150,10 +161,10 @@ class CandidatePipeline:
                 return await self.proposer.propose(parent, seed=seed)
             return await self.proposer.repair(parent, outcome.proposal, outcome.report, attempt=attempt)
 
-    async def validate(self, task: Task, parent: Task | None) -> ValidationReport:
-        """The validator's report, with the novelty check appended for an accepted child."""
+    async def validate(self, task: Task, parent: Task | None, *, key: str | None = None) -> ValidationReport:
+        """The validator's report (run by the executor), with the novelty check appended for an accepted child."""
         async with self._validate_slots:
-            report = await self.validator.validate(task, parent)
+            report = await self.executor.validate(task, parent, key=key)
         if report.accepted and parent is not None and self.novelty is not None:
             whole, added = self.novelty.fingerprints(task, parent)
             twin = self.novelty.duplicate_of(whole, added) or (task.short_name if self.known(task.short_name) else None)
@@ -165,6 +176,9 @@ class CandidatePipeline:
                     detail=f"near-duplicate of {twin}" if twin else "",
                 )
             )
+        if report.accepted and parent is not None and self.solver is not None:
+            check, report.figures.solve_rate = await self.solver.judge(task)
+            report.checks.append(check)
         return report
 
 

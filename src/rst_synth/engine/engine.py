@@ -22,6 +22,7 @@ from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.frontier import frontier, stable_seed
 from rst_synth.engine.novelty import NoveltyIndex
 from rst_synth.engine.solver import Solver
+from rst_synth.executors import Executor
 from rst_synth.proposers import Proposer, Usage
 from rst_synth.store import RunPaths, Store, TaskRow
 from rst_synth.task import Figures, Task, TaskFormatError, TaskPaths
@@ -59,6 +60,7 @@ class Engine:
         validator: Validator,
         progress: ProgressSink | None = None,
         solver: Solver | None = None,
+        executor: Executor | None = None,
     ) -> None:
         self.config, self.paths, self.store = config, paths, store
         self.progress = progress or _Quiet()
@@ -74,6 +76,7 @@ class Engine:
             propose_slots=config.proposal_workers,
             validate_slots=config.validation_workers,
             solver=solver,
+            executor=executor,
         )
         self._tasks: dict[str, Task] = {}
         self._started = time.monotonic()
@@ -145,7 +148,7 @@ class Engine:
         if seed is None:
             return
         parent = self._load(parent_row)
-        outcome = await self.pipeline.run(parent, seed=seed, events=_StoreEvents(self, cid, round_))
+        outcome = await self.pipeline.run(parent, seed=seed, events=_StoreEvents(self, cid, round_), key=cid)
         if outcome.accepted and outcome.proposal is not None:
             self._accept(cid, round_, outcome.proposal.task, parent, parent_row)
             return
@@ -161,7 +164,7 @@ class Engine:
             self.store.reject_candidate(cid, Check.STATIC, Reason.BAD_TASK, str(exc))
             self.progress.candidate_finished(0, False, 0.0)
             return
-        report = await self.pipeline.validate(task, None)
+        report = await self.pipeline.validate(task, None, key=cid)
         self.store.record_attempt(cid, 0, report.summary(), report.accepted)
         if not report.accepted:
             log.warning("seed %s rejected: %s", seed_dir, report.first_failure)

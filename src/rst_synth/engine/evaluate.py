@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rst_synth.agents import Agent, AttemptLimits, AttemptResult, run_attempt
+from rst_synth.agents import Agent, AttemptLimits, AttemptResult
 from rst_synth.engine.frontier import stable_seed
+from rst_synth.executors import Executor, LocalExecutor
 from rst_synth.sandbox import Sandbox, SandboxError
 from rst_synth.store import AgentAttemptRow, Store
 from rst_synth.task import Task
@@ -70,12 +71,15 @@ async def run_eval(
     limits: AttemptLimits | None = None,
     max_usd: float | None = None,
     progress: EvalProgress | None = None,
+    executor: Executor | None = None,
 ) -> str:
     """Run every missing attempt; returns why it stopped ("done" or the budget that ran out).
 
     `root` is the store's folder (attempt paths are recorded relative to it); attempts are written
-    under `out_dir`/<task folder>/attempt-<i>/."""
+    under `out_dir`/<task folder>/attempt-<i>/. `executor` runs the attempts (default: in process, on
+    `sandbox`); each is keyed `<eval>:<task>:<attempt>`."""
     progress = progress or _Quiet()
+    runner = executor or LocalExecutor(sandbox)
     finished = {(row.task, row.attempt) for row in store.agent_attempts(eval_name)}
     slots = asyncio.Semaphore(jobs)
     stop: list[str] = []
@@ -92,8 +96,14 @@ async def run_eval(
             target = out_dir / item.folder / f"attempt-{attempt}"
             seed = stable_seed(0, f"{eval_name}:{item.key}:{attempt}")
             try:
-                result = await run_attempt(
-                    task, agent, sandbox, attempt=attempt, seed=seed, out_dir=target, limits=limits
+                result = await runner.attempt(
+                    task,
+                    agent,
+                    attempt=attempt,
+                    seed=seed,
+                    out_dir=target,
+                    limits=limits,
+                    key=f"{eval_name}:{item.key}:{attempt}",
                 )
             except SandboxError as exc:  # the image does not build: a 0 the task earned, not a retry
                 log.warning("attempt %s/%d: %s", item.key, attempt, exc)
