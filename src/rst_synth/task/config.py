@@ -109,6 +109,9 @@ class Figures(BaseModel):
     kill_rate: float | None = None
     """Share of the mutation check's edits of the new outputs (deletions, one-value and one-line
     changes) that made the tests fail; None where the check did not run or found no new output."""
+    solve_rate: float | None = None
+    """Share of the solver agent's attempts that solved the task during synthesis
+    (`rst synth --solver-model`); None where no solver ran."""
 
 
 class Metrics(_Section, Figures):
@@ -124,6 +127,8 @@ class Metadata(_Section):
     tags: list[str] = Field(default_factory=list)
     lineage: Lineage | None = None
     metrics: Metrics | None = None
+    solve_rate: dict[str, float] | None = None
+    """Share of solved `rst eval` attempts per <agent>-<model>, written by `rst export`."""
 
 
 class VerifierConfig(_Section):

@@ -34,6 +34,8 @@ class Check(StrEnum):
     """The tests notice a new output deleted or changed."""
     NOVELTY = "novelty"
     """Judged by the engine against every accepted task of the run, not by the validator."""
+    SOLVABLE = "solvable"
+    """Optional, by the engine: an agent attempts the accepted child (`rst synth --solver-model`)."""
 
 
 QUALITY_CHECKS = (Check.INSTRUCTION_PATHS, Check.REDUNDANCY, Check.PARENT_OUTPUTS, Check.STEPS, Check.MUTATION)
@@ -118,6 +120,8 @@ class Reason(StrEnum):
     WEAK_TESTS = "weak_tests"
     """A new output can be deleted, or changed by every small edit tried, and the tests still pass."""
     NEAR_DUPLICATE = "near_duplicate"
+    UNSOLVED = "unsolved"
+    """No attempt of the solver agent solved the child (with --require-solvable)."""
     NO_PARENT = "no_parent"
     EARLIER_CHECK_FAILED = "earlier_check_failed"
     SANDBOX_ERROR = "sandbox_error"
