@@ -8,7 +8,8 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from rst_synth.sandbox import Container, ExecResult, FileState, Limits, Sandbox, file_state
-from rst_synth.task import TaskPaths
+from rst_synth.sandbox.base import Breach
+from rst_synth.task import Task, TaskPaths
 
 P = TaskPaths
 
@@ -19,9 +20,15 @@ _TRACED_SOLVE = (
 )
 _PLAIN_SOLVE = f"bash {P.CONTAINER_SOLUTION_DIR}/solve.sh"
 _VERIFY = f"bash {P.CONTAINER_TESTS_DIR}/test.sh"
+# Before the tests go in, as root: nothing the work left in /tests or /logs/verifier (a planted
+# conftest.py, a reward file it wrote itself) may reach the verifier.
+_RESET_VERIFIER = (
+    f"rm -rf {P.CONTAINER_TESTS_DIR} {P.CONTAINER_VERIFIER_LOGS} && mkdir -p {P.CONTAINER_VERIFIER_LOGS}"
+    f" && chmod 0777 {P.CONTAINER_VERIFIER_LOGS}"
+)
 # The harness's log folders, relative to /; staged in the same copy as the solution: a separate
 # `mkdir` exec would cost three more engine calls per check.
-_LOG_DIRS = tuple(str(d.relative_to("/")) for d in (P.CONTAINER_VERIFIER_LOGS, P.CONTAINER_AGENT_LOGS))
+LOG_DIRS = tuple(str(d.relative_to("/")) for d in (P.CONTAINER_VERIFIER_LOGS, P.CONTAINER_AGENT_LOGS))
 StatesWanted = Literal["none", "after", "both"]
 """Which file states a trial records around the solution (sandbox/listing.py)."""
 
@@ -37,6 +44,15 @@ class TrialOutcome:
     """The files before the solution ran, where the trial was asked to record them."""
     after: FileState | None = None
     """The files after the solution ran (before the tests), where the trial was asked to record them."""
+
+    @property
+    def breach(self) -> Breach | None:
+        """The container limit the solution or the tests ran into, when one stopped them."""
+        return next((r.breach for r in (self.solve, self.verify) if r is not None and r.breach), None)
+
+    @property
+    def breach_detail(self) -> str:
+        return next((r.detail for r in (self.solve, self.verify) if r is not None and r.breach), "")
 
     @property
     def solved(self) -> bool:
@@ -93,21 +109,38 @@ async def trial_in(
     before = None
     solution_dir = P.CONTAINER_SOLUTION_DIR.relative_to("/")
     staged = {} if solution is None else {f"{solution_dir}/{rel}": body for rel, body in solution.items()}
-    await box.put_files(staged, PurePosixPath("/"), open_dirs=_LOG_DIRS)
+    await box.put_files(staged, PurePosixPath("/"), open_dirs=LOG_DIRS)
     if states == "both":
         before = await file_state(box)
     if solution is not None:
         solve = await box.exec(_TRACED_SOLVE if trace else _PLAIN_SOLVE, timeout=solve_timeout)
-        if solve.timed_out:
+        if solve.timed_out or solve.breach:
             return TrialOutcome(solve=solve, verify=None, reward=None)
         if trace:
             raw = await box.read_file(P.CONTAINER_XTRACE_LOG)
             xtrace = raw.decode("utf-8", errors="replace") if raw is not None else ""
     after = await file_state(box) if states != "none" else None
+    verified, reward = await verify(box, tests, verify_timeout, fresh=solution is None and states == "none")
+    return TrialOutcome(solve=solve, verify=verified, reward=reward, xtrace=xtrace, before=before, after=after)
+
+
+async def verify(
+    box: Container, tests: dict[str, bytes], timeout: float, fresh: bool = False
+) -> tuple[ExecResult, float | None]:
+    """What Harbor does once the work is done: copy the tests in, run test.sh, read the reward
+    (None when test.sh wrote none or ran out of time). Validation and agent attempts share it."""
+    if not fresh:  # something ran before the tests: the verifier must not trust what it left
+        await box.exec(_RESET_VERIFIER, timeout=60, user="root")
     await box.put_files(tests, P.CONTAINER_TESTS_DIR)
-    verify = await box.exec(_VERIFY, timeout=verify_timeout)
-    reward = None if verify.timed_out else await read_reward(box)
-    return TrialOutcome(solve=solve, verify=verify, reward=reward, xtrace=xtrace, before=before, after=after)
+    result = await box.exec(_VERIFY, timeout=timeout)
+    reward = None if result.timed_out else await read_reward(box)
+    return result, reward
+
+
+def task_limits(task: Task) -> Limits:
+    """The container limits task.toml asks for (network off unless it says plainly otherwise)."""
+    env = task.config.environment
+    return Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled, disk_mb=env.storage_mb)
 
 
 async def read_reward(box: Container) -> float | None:

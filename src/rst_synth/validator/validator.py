@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from rst_synth.sandbox import BuildError, Container, Limits, Sandbox, SandboxError
+from rst_synth.sandbox import BuildError, Container, Sandbox, SandboxError
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import executed_commands, solution_lines
 from rst_synth.validator.models import (
@@ -33,7 +33,7 @@ from rst_synth.validator.quality import (
     without_step,
 )
 from rst_synth.validator.static import static_check
-from rst_synth.validator.trial import StatesWanted, TrialOutcome, run_trial, trial_in
+from rst_synth.validator.trial import StatesWanted, TrialOutcome, run_trial, task_limits, trial_in
 
 
 class ValidatorConfig(BaseModel):
@@ -159,8 +159,7 @@ class Validator:
         kept: _Kept | None = None,
     ) -> TrialOutcome:
         """One trial in a fresh container; with `kept`, the container stays open after it."""
-        env = task.config.environment
-        limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
+        limits = task_limits(task)
         tests = task.files_under(TaskPaths.TESTS_DIR)
         solve_timeout = task.config.agent.timeout_sec or self.config.default_solve_timeout_sec
         verify_timeout = task.config.verifier.timeout_sec
@@ -303,6 +302,10 @@ def _expect(check: Check, outcome: TrialOutcome, want_solved: bool, fail_reason:
     """Turn a trial into a verdict: the oracle must reach reward 1, nop and parent must not."""
     reward = outcome.reward if outcome.reward is not None else 0.0
     tail = outcome.output_tail()
+    if outcome.breach is not None:  # a container limit stopped it: rejected, whichever check this is
+        detail = outcome.breach_detail or outcome.breach.value
+        reason = Reason(outcome.breach)
+        return CheckResult(check=check, verdict=Verdict.FAIL, reason=reason, detail=detail, output_tail=tail)
     if outcome.solve is not None and outcome.solve.timed_out:
         if not want_solved:  # a parent's solution that hangs has not solved the child
             return CheckResult(
