@@ -149,3 +149,15 @@ def test_assembled_child_records_the_whole_history(tmp_path) -> None:
     assert saved.config.metadata.lineage.history == history
     again = split_child(child, saved)
     assert again.steps[0].produces == ["/app/c"] and again.steps[0].bookkeeping
+
+
+def test_a_tool_for_the_same_columns_is_not_written_twice() -> None:
+    same = file_artifact("/app/out/june.csv", SALES)
+    other = file_artifact("/app/out/costs.csv", "team,cost\nops,10.5\ndev,3\n")
+    discovery = found(same, other)
+    history = [HistoryStep(name="csv-rollup-tool", consumes=["/app/out/sales.csv"], produces=["/app/bin/x"])]
+    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]
+    for seed in range(30):
+        steps = proposer._choose(discovery, random.Random(seed), 3, set(), 2, history)
+        rollups = [s.consumes for s in steps if s.operator == "csv-rollup-tool"]
+        assert rollups in ([], ["/app/out/costs.csv"]), rollups  # never sales.csv nor june.csv (same header)

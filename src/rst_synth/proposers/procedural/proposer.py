@@ -103,8 +103,7 @@ class ProceduralProposer:
         history = list(history)
         ctx = StepContext(discovery=found, rng=rng, taken_paths=found.paths(), history=history)
         steps: list[Step] = []
-        # No (operator, input) pair twice in a lineage: the same step again would add length, not work.
-        used = {(h.name, path) for h in history for path in h.consumes}
+        used = _used_inputs(history, found)
         for k in range(1, count + 1):
             flags = [h.bookkeeping for h in history]
             candidates = [
@@ -174,6 +173,20 @@ def domain_artifacts(artifacts: list[Artifact], history: list[HistoryStep]) -> l
             seen.add(content)
         kept.append(artifact)
     return kept
+
+
+def _used_inputs(history: list[HistoryStep], found: Discovery) -> set[tuple[str, str]]:
+    """The (operator, input) pairs of the lineage: no pair twice, the same step again would add length,
+    not work. An operator's input is what `input_of` names (a file, a folder, the columns a tool's
+    contract names), read off the consumed artifact where the parent still has it."""
+    by_path = {a.path: a for a in found.artifacts}
+    used = set()
+    for h in history:
+        for path in h.consumes:
+            used.add((h.name, path))
+            if h.name in OPERATORS and path in by_path:
+                used.add((h.name, OPERATORS[h.name].input_of(by_path[path])))
+    return used
 
 
 def _lineage_history(parent: Task) -> list[HistoryStep]:

@@ -9,6 +9,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
     RUN_TOOL,
+    contract_key,
     csv_pairs,
     csv_shape,
     fresh_path,
@@ -104,6 +105,9 @@ class PlantedDefectFix(Operator):
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        return contract_key(artifact)  # the same columns would get the same tool again
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (

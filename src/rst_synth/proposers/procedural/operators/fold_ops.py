@@ -14,6 +14,7 @@ from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
     RUN_TOOL,
     CsvShape,
+    contract_key,
     csv_pairs,
     csv_shape,
     inside_git,
@@ -153,6 +154,9 @@ class CsvIncrementalFold(Operator):
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        return contract_key(artifact)  # the same columns would get the same tool again
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (

@@ -10,6 +10,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
+    contract_key,
     csv_pairs,
     csv_shape,
     inside_git,
@@ -132,6 +133,9 @@ class ServeCsvHttp(Operator):
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        return contract_key(artifact)  # the same columns would get the same tool again
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return bool(csv_pairs(artifact)) and not inside_git(f"{work_root(discovery)}/bin/x", discovery)

@@ -95,6 +95,9 @@ class TextRecordsTool(Operator):
     tools = ("python3",)
     weight = 3.0
 
+    def input_of(self, artifact: Artifact) -> str:
+        return f"layout:{_layout(artifact)}"  # the same key and value fields would get the same tool again
+
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (
             _layout(artifact) is not None

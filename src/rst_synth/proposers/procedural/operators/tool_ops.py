@@ -9,6 +9,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
     RUN_TOOL,
+    contract_key,
     csv_pairs,
     csv_shape,
     inside_git,
@@ -79,6 +80,9 @@ class CsvRollupTool(Operator):
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        return contract_key(artifact)  # the same columns would get the same tool again
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return _shape_ok(artifact, discovery) and not inside_git(artifact.path, discovery)
@@ -226,6 +230,10 @@ class CsvStreamSummary(Operator):
     kinds = (Kind.CSV,)
     tools = ("python3", "gzip")
     weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        return contract_key(artifact)  # the same columns would get the same tool again
+
     LIMIT_MB = 64
     TEST_ROWS = 300_000
 

@@ -81,6 +81,12 @@ def csv_pairs(artifact: Artifact) -> list[tuple[str, str]]:
     return [(g, v) for g in texts for v in numeric if g != v and g not in ("rows", "total", "min", "max")]
 
 
+def contract_key(artifact: Artifact) -> str:
+    """The input of an operator that writes a tool for a table's columns: two tables with the same
+    header would get the same tool, so the header, not the file, is what it consumes."""
+    return "columns:" + ",".join(artifact.details.get("header") or [artifact.path])
+
+
 def csv_shape(artifact: Artifact, ctx: StepContext) -> CsvShape:
     """Draw one (group, value) pair of `artifact`; `csv_pairs` must have found one."""
     group, value = ctx.rng.choice(csv_pairs(artifact))
