@@ -103,8 +103,8 @@ def exit_if_signalled() -> None:
         err_console.print(
             Text.assemble(
                 ("interrupted", "yellow"),
-                f" by {SIGNAL_NAMES.get(signum, str(signum))}: work in flight cancelled, its containers "
-                "removed, nothing half-written; the same command resumes",
+                f" by {SIGNAL_NAMES.get(signum, str(signum))}: stopped taking work, cancelled what was in "
+                "flight and removed its containers; nothing is half-written",
             ),
             highlight=False,
             soft_wrap=True,
