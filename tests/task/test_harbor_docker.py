@@ -29,7 +29,7 @@ pytestmark = pytest.mark.docker
 GENERATIONS = 3
 # What this test is about is the verifier a child inherits: the oracle, nop and parent checks. The
 # determinism and quality checks (another issue's subject, and the most containers) stay off.
-CONTRACT = {"determinism_runs": 0, "quality": False}
+CONTRACT = ValidatorConfig(determinism_runs=0, quality=False)
 
 
 @dataclass
@@ -56,10 +56,6 @@ class Attempts(_Silent):
         failure = report.first_failure
         if failure is not None:
             self.failures.append(f"{failure.check.value}:{failure.reason.value} {failure.output_tail[-600:]!r}")
-
-
-def contract() -> ValidatorConfig:
-    return ValidatorConfig.model_validate({k: v for k, v in CONTRACT.items() if k in ValidatorConfig.model_fields})
 
 
 def markdown(rows: list[Row]) -> str:
@@ -131,7 +127,7 @@ def test_every_shape_is_imported_validated_and_grows_three_generations(tmp_path:
     online = import_fixture("uv-at-test-time", offline=False)
 
     async def work(sandbox: Sandbox) -> tuple[list[Row], Row]:
-        validator = Validator(sandbox, contract())
+        validator = Validator(sandbox, CONTRACT)
         rows = await asyncio.gather(
             *(one_shape(sandbox, validator, seeds, name, tmp_path / name) for name in sorted(SHAPES))
         )
