@@ -19,7 +19,7 @@ FIXTURES = REPO / "tests" / "fixtures" / "harbor"
 SHAPES = {
     "named-file": "names one file: `python3 -m pytest -q -rA /tests/test_outputs.py`",
     "folder-run": "runs the folder: `cd /tests; pytest /tests`",
-    "uv-at-test-time": "installs uv at test time: `curl .../uv/install.sh | sh; uvx -w pytest pytest ...`",
+    "uv-at-test-time": "installs uv at test time: `curl .../uv/install.sh` piped to sh, `uvx -w pytest pytest ...`",
     "reward-json": "writes /logs/verifier/reward.json",
     "ctrf-report": "CTRF report (`uvx -w pytest-json-ctrf ... --ctrf`), reward read from it",
     "pytest-plugins": "pytest plugins: `pip install uv; uv run --with pytest-timeout pytest --timeout 60`, conftest",
