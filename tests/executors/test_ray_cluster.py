@@ -174,17 +174,7 @@ def test_a_worker_killed_mid_round_loses_and_duplicates_nothing(
     print(f"round 1 done after the kill; accepted sets equal to the local run's rounds 0-1: {got == expected}")
     print("answered after the kill: " + "; ".join(after))
     assert got == expected
-    assert statuses(run) == {cid: s for cid, s in statuses(local_run).items() if not cid.startswith("r02-")}
-    db = sqlite3.connect(RunPaths(run).db)
-    try:
-        repeated = db.execute(
-            "SELECT candidate_id, attempt, COUNT(*) FROM attempts GROUP BY candidate_id, attempt HAVING COUNT(*) > 1"
-        ).fetchall()
-    finally:
-        db.close()
-    assert not repeated, f"validation attempts recorded twice: {repeated}"
-    on_disk = {p.name for p in (run / "tasks").glob("r*/*") if not p.name.startswith(".")}
-    assert on_disk == set(got)
+    _nothing_lost_or_twice(run, local_run, up_to_round=1)
 
     # A resumed driver runs nothing again; on connecting, every node (the returned one too) prunes
     # the containers its dead workers left.
@@ -194,6 +184,59 @@ def test_a_worker_killed_mid_round_loses_and_duplicates_nothing(
     left = {owner for owner in owners_of_containers() if int(owner.split(".")[-2]) in victims}
     print(f"after the node returned: containers of dead workers left: {len(left)}")
     assert not left
+
+
+def test_a_killed_driver_resumes_on_the_cluster(
+    seeds: Path, local_run: Path, cluster: RayCluster, tmp_path: Path
+) -> None:
+    """kill -9 of `rst synth` mid-round: Ray ends the dead driver's tasks, the same command resumes,
+    and the nodes prune what the ended tasks left when the new driver connects."""
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "rst_synth.cli"]
+    command += synth(seeds, run, 1, "--executor", "ray", "--ray-address", cluster.address)
+    driver = subprocess.Popen(
+        command, cwd=REPO, env=cluster.driver_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 900
+        while not (_round_started(run, 1) and _containers_of(run)):
+            assert driver.poll() is None, "the run ended before round 1 had a container up"
+            assert time.monotonic() < deadline, "round 1 never started"
+            time.sleep(0.5)
+        driver.kill()
+    finally:
+        driver.wait(timeout=60)
+    pending = [cid for cid, status in statuses(run).items() if status == "pending"]
+    print(f"\nkilled the driver in round 1 with {len(pending)} candidates pending")
+    resumed = rst(*command[3:], env=cluster.driver_env())
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert accepted(run) == accepted(local_run, up_to_round=1)
+    _nothing_lost_or_twice(run, local_run, up_to_round=1)
+    assert not _containers_of(run), "containers of the killed driver's tasks are left"
+    print(f"resumed: accepted sets equal to the local run's rounds 0-1 ({len(accepted(run))} tasks)")
+
+
+def _nothing_lost_or_twice(run: Path, local_run: Path, up_to_round: int) -> None:
+    """Every candidate ended as in the local run, no validation attempt was recorded twice, and the
+    tasks on disk are the store's."""
+    local = {cid: s for cid, s in statuses(local_run).items() if int(cid[1:3]) <= up_to_round}
+    assert statuses(run) == local
+    db = sqlite3.connect(RunPaths(run).db)
+    try:
+        repeated = db.execute(
+            "SELECT candidate_id, attempt, COUNT(*) FROM attempts GROUP BY candidate_id, attempt HAVING COUNT(*) > 1"
+        ).fetchall()
+    finally:
+        db.close()
+    assert not repeated, f"validation attempts recorded twice: {repeated}"
+    on_disk = {p.name for p in (run / "tasks").glob("r*/*") if not p.name.startswith(".")}
+    assert on_disk == set(accepted(run))
+
+
+def _containers_of(run: Path) -> list[str]:
+    label = f"label=rst-synth.run-dir={run.resolve()}"
+    out = subprocess.run(["docker", "ps", "-q", "--filter", label], capture_output=True, text=True)
+    return out.stdout.split()
 
 
 def _kill_second_node_while_it_works(cluster: RayCluster, run: Path, driver: subprocess.Popen[bytes]) -> set[int]:
