@@ -29,7 +29,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from rst_synth.agents import Agent, AttemptLimits, AttemptResult
 from rst_synth.agents.attempt import _write as write_attempt
 from rst_synth.executors.base import WorkSpec, task_digest
-from rst_synth.executors.node import NodeResult, run
+from rst_synth.executors.node import NodeResult, owner_alive, prune_dead_owners, run, state_dir
 from rst_synth.proposers.base import ProposalError
 from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.sandbox import SandboxError
@@ -42,6 +42,8 @@ RESOURCE = "container_slots"
 """The custom resource every worker node declares: `ray start --resources '{"container_slots": N}'`."""
 _TaskRef = ray.ObjectRef[dict[str, Any] | None]
 """A task dumped to a dict, in the object store (a remote function's argument resolves it)."""
+CLEANUP_SEC = 30.0
+"""How long `close` waits for cancelled work to remove its containers."""
 OBJECT_CACHE = 512
 """Distinct tasks kept referenced in the object store (parents are sent once for all their children)."""
 
@@ -90,6 +92,8 @@ class RayExecutor:
         """The cluster's container slots when the driver connected."""
         self._objects: OrderedDict[str, _TaskRef] = OrderedDict()
         self._inflight: dict[str, asyncio.Future[NodeResult]] = {}
+        self._cancelled: list[ray.ObjectRef[dict[str, Any]]] = []
+        self._address = address
         self.placements: dict[str, tuple[str, float]] = {}
         """Key -> the node that answered it and the seconds the work took there."""
         self.pruned = self._prune_nodes()
@@ -154,10 +158,20 @@ class RayExecutor:
             setattr(proposer, "_discoveries", _RemoteDiscoveries(self))  # noqa: B010
 
     async def close(self) -> None:
-        for pending in list(self._inflight.values()):
-            pending.cancel()
+        """Cancel what is in flight and give the cancelled work time to remove its containers before
+        the connection goes (disconnecting ends the driver's tasks at once, cleanup or not)."""
+        pending = list(self._inflight.values())
+        for future in pending:
+            future.cancel()
+        if pending:  # each cancellation reaches _submit, which cancels its Ray task
+            await asyncio.wait(pending, timeout=5)
+        if self._cancelled:
+            await asyncio.wait([asyncio.ensure_future(_settle(ref)) for ref in self._cancelled], timeout=CLEANUP_SEC)
         self._objects.clear()
+        local = self._owns_connection and not self._address
         self._disconnect()
+        if local:  # this machine was the only node: what a worker killed by the shutdown left is ours to prune
+            await _prune_after_shutdown(self.spec.backend)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -185,6 +199,7 @@ class RayExecutor:
             raw = await ref
         except asyncio.CancelledError:
             ray.cancel(ref)  # KeyboardInterrupt in the worker: its sandbox removes its containers
+            self._cancelled.append(ref)
             raise
         except RayError as exc:
             raise SandboxError(f"ray task {key} failed after {self.max_retries} retries: {_first_line(exc)}") from None
@@ -250,6 +265,31 @@ class RayExecutor:
         if self._owns_connection and ray.is_initialized():
             ray.shutdown()
         self._owns_connection = False
+
+
+async def _settle(ref: ray.ObjectRef[dict[str, Any]]) -> None:
+    """Wait for a cancelled task to end (with its cancellation or its result)."""
+    try:
+        await ref
+    except (RayError, asyncio.CancelledError):
+        pass
+
+
+async def _prune_after_shutdown(backend: str) -> None:
+    """After a local Ray instance stopped, remove the containers of its workers (they die with it)."""
+    for _ in range(10):
+        await asyncio.sleep(0.5)
+        try:
+            if await prune_dead_owners(backend) == 0 and not _workers_alive():
+                return
+        except SandboxError as exc:
+            log.warning("pruning after the Ray instance stopped: %s", exc)
+            return
+
+
+def _workers_alive() -> bool:
+    leases = state_dir() / "owners"
+    return leases.is_dir() and any(owner_alive(lease.name) for lease in leases.iterdir())
 
 
 class _RemoteDiscoveries:
