@@ -17,6 +17,7 @@ from rst_synth.engine.evaluate import EvalTask, eval_id, run_eval
 from rst_synth.executors import AgentSpec, WorkSpec
 from rst_synth.report.passk import RoundPass, k_values, rounds_pass
 from rst_synth.store import AgentAttemptRow, RunPaths, Store
+from rst_synth.store.lock import RunLock, RunLocked
 
 
 def pass_table(results: list[RoundPass], k: int, title: str, labels: list[str] | None = None) -> Table:
@@ -79,6 +80,8 @@ def eval_command(
         }.items()
         if value is not None
     }
+    # One owner per folder, as for `rst synth`: a second eval (or a synth) on it stops at once.
+    _hold(RunLock(run if run is not None else out))
     if run is not None:
         run_paths = RunPaths(run)
         store, root = Store(run_paths.db), run_paths.root
@@ -156,6 +159,13 @@ def eval_command(
     _report(rows, tasks, k, name, chosen.name, chosen.model, as_json, by_round=run is not None)
     if reason != "done":
         console.print(f"stopped: {reason}", highlight=False)
+
+
+def _hold(lock: RunLock) -> None:
+    try:
+        lock.acquire()
+    except RunLocked as exc:
+        raise fail(str(exc), code=1) from None
 
 
 def _report(
