@@ -25,14 +25,14 @@ from pathlib import Path, PurePosixPath
 
 from _common import REPO, footer, header, median, ms, parser, ratio, summary, table
 
-sys.path.insert(0, str(REPO / "tests"))
-from conftest import write_task  # noqa: E402  (its Dockerfile: the bundled seeds' first layers)
+sys.path.insert(0, str(REPO))  # tests.support: the tiny task the tests write
+from tests.support.tasks import write_task  # noqa: E402  (its Dockerfile: the bundled seeds' first layers)
 
 os.environ["RST_RUN_LABEL"] = f"bench-{uuid.uuid4().hex[:12]}"  # our containers only, on a shared engine
 
 from rst_synth.sandbox import Limits, Sandbox, files_of_tar, make_sandbox  # noqa: E402
 from rst_synth.task import Task, TaskPaths  # noqa: E402
-from rst_synth.validator.trial import _LOG_DIRS, _TRACED_SOLVE, _VERIFY, read_reward, run_trial  # noqa: E402
+from rst_synth.validator.trial import LOG_DIRS, _TRACED_SOLVE, _VERIFY, read_reward, run_trial  # noqa: E402
 
 SIZES = (1, 10, 100)
 TARGET_SEC = 0.5
@@ -86,7 +86,7 @@ async def phases(sandbox: Sandbox, image: str, solve: str) -> dict[str, float]:
 
     async with sandbox.container(image, LIMITS) as box:
         mark("create + start container")
-        await box.put_files({"solution/solve.sh": solve.encode()}, PurePosixPath("/"), open_dirs=_LOG_DIRS)
+        await box.put_files({"solution/solve.sh": solve.encode()}, PurePosixPath("/"), open_dirs=LOG_DIRS)
         mark("copy solution + log folders in")
         await box.exec(_TRACED_SOLVE, timeout=60)
         mark("exec: solve.sh (xtrace)")

@@ -1,6 +1,6 @@
 """Benchmark 2: tasks validated per minute with 1, 2 and 4 validations in flight.
 
-Each task is the tests' tiny task (tests/conftest.py write_task: the bundled seeds' first image
+Each task is the tests' tiny task (tests/support/tasks.py write_task: the bundled seeds' first image
 layers, a pytest verifier), validated in full without a parent: static, build (cached after the
 warm-up), oracle and nop side by side, determinism: three fresh containers each. As `rst synth`
 does, one Validator is shared with max_containers = 2 x the validations in flight. The levels take
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from _common import REPO, footer, header, median, parser, summary, table
 
-sys.path.insert(0, str(REPO / "tests"))
-from conftest import write_task  # noqa: E402
+sys.path.insert(0, str(REPO))  # tests.support: the tiny task the tests write
+from tests.support.tasks import write_task  # noqa: E402  (its Dockerfile: the bundled seeds' first layers)
 
 os.environ["RST_RUN_LABEL"] = f"bench-{uuid.uuid4().hex[:12]}"
 
