@@ -290,7 +290,7 @@ class Validator:
         order: list[Check] = [
             c
             for c in Check
-            if c not in (Check.PROPOSE, Check.NOVELTY)  # the engine's
+            if c not in (Check.PROPOSE, Check.NOVELTY, Check.SOLVABLE)  # the engine's
             and (c not in QUALITY_CHECKS or c in self._quality_checks())
         ]
         for check in order[order.index(after) + 1 :]:
