@@ -152,12 +152,14 @@ def test_assembled_child_records_the_whole_history(tmp_path) -> None:
 
 
 def test_a_tool_for_the_same_columns_is_not_written_twice() -> None:
-    same = file_artifact("/app/out/june.csv", SALES)
+    same = file_artifact("/app/out/june.csv", SALES)  # the columns of sales.csv again
     other = file_artifact("/app/out/costs.csv", "team,cost\nops,10.5\ndev,3\n")
-    discovery = found(same, other)
-    history = [HistoryStep(name="csv-rollup-tool", consumes=["/app/out/sales.csv"], produces=["/app/bin/x"])]
+    tools = [file_artifact(f"/app/bin/region_{v}_rollup", "#!/usr/bin/env python3\n") for v in ("amount", "units")]
+    discovery = found(same, other, *tools)  # an earlier step wrote both rollup tools of these columns
     proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]
     for seed in range(30):
-        steps = proposer._choose(discovery, random.Random(seed), 3, set(), 2, history)
+        steps = proposer._choose(discovery, random.Random(seed), 3, set(), 2, [])
         rollups = [s.consumes for s in steps if s.operator == "csv-rollup-tool"]
-        assert rollups in ([], ["/app/out/costs.csv"]), rollups  # never sales.csv nor june.csv (same header)
+        assert rollups in ([], ["/app/out/costs.csv"]), rollups  # never sales.csv nor june.csv
+        tools_made = [a.path for s in steps for a in s.produces if a.path.startswith("/app/bin/")]
+        assert len(tools_made) == len(set(tools_made))

@@ -9,13 +9,11 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
     RUN_TOOL,
-    contract_key,
+    contract_shape,
     csv_pairs,
-    csv_shape,
-    fresh_path,
     inside_git,
+    open_pairs,
     plant,
-    stem_of,
     work_root,
 )
 
@@ -106,20 +104,16 @@ class PlantedDefectFix(Operator):
     tools = ("python3",)
     weight = 3.0
 
-    def input_of(self, artifact: Artifact) -> str:
-        return contract_key(artifact)  # the same columns would get the same tool again
-
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (
-            bool(csv_pairs(artifact))
+            bool(open_pairs(csv_pairs(artifact), discovery, discovery.paths(), "tools", "report.py"))
             and not inside_git(artifact.path, discovery)
             and not inside_git(f"{work_root(discovery)}/tools/x", discovery)
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        shape = csv_shape(artifact, ctx)
+        shape, tool = contract_shape(artifact, ctx, "tools", "report.py")
         defect = ctx.rng.choice(sorted(DEFECTS))
-        tool = fresh_path(ctx, f"{work_root(ctx.discovery)}/tools", f"{stem_of(artifact)}_report.py")
         out = ctx.output_path(artifact, "report", "csv")
         bound = f"GROUP, VALUE = {shape.group!r}, {shape.value!r}\n"
         correct = REPORT_PY.replace('if __name__ == "__main__":', bound + '\nif __name__ == "__main__":')

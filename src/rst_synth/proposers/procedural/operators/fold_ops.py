@@ -14,14 +14,15 @@ from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
     RUN_TOOL,
     CsvShape,
-    contract_key,
+    contract_tool,
     csv_pairs,
     csv_shape,
+    fresh_path,
     inside_git,
     known_rows,
+    open_pairs,
     plant,
     planted_dir,
-    tool_path,
     work_root,
 )
 
@@ -155,23 +156,23 @@ class CsvIncrementalFold(Operator):
     tools = ("python3",)
     weight = 3.0
 
-    def input_of(self, artifact: Artifact) -> str:
-        return contract_key(artifact)  # the same columns would get the same tool again
-
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (
-            bool(_foldable(artifact))
+            bool(open_pairs(_foldable(artifact), discovery, discovery.paths(), "bin", "fold"))
             and not inside_git(artifact.path, discovery)
             and not inside_git(f"{work_root(discovery)}/bin/x", discovery)
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        group, value = ctx.rng.choice(_foldable(artifact))
+        pairs = _foldable(artifact)
+        group, value = ctx.rng.choice(open_pairs(pairs, ctx.discovery, ctx.taken_paths, "bin", "fold") or pairs)
         base = csv_shape(artifact, ctx)
         shape = CsvShape(base.path, base.header, group, value, base.rows, base.complete)
         incoming = f"{planted_dir(ctx)}/batches"
         batches = [f"{incoming}/batch-{n:03d}.csv" for n in range(1, 4)]
-        tool = tool_path(ctx, artifact, "fold")
+        tool = contract_tool(ctx.discovery, "bin", group, value, "fold")
+        tool = fresh_path(ctx, tool.rsplit("/", 1)[0], tool.rsplit("/", 1)[1]) if tool in ctx.taken_paths else tool
+        ctx.taken_paths.add(tool)
         db = ctx.output_path(artifact, "ledger", "json")
         files = [artifact.path, *batches]
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}

@@ -10,11 +10,10 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
-    contract_key,
+    contract_shape,
     csv_pairs,
-    csv_shape,
     inside_git,
-    tool_path,
+    open_pairs,
     work_root,
 )
 
@@ -134,15 +133,12 @@ class ServeCsvHttp(Operator):
     tools = ("python3",)
     weight = 3.0
 
-    def input_of(self, artifact: Artifact) -> str:
-        return contract_key(artifact)  # the same columns would get the same tool again
-
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        return bool(csv_pairs(artifact)) and not inside_git(f"{work_root(discovery)}/bin/x", discovery)
+        pairs = open_pairs(csv_pairs(artifact), discovery, discovery.paths(), "bin", "server.py")
+        return bool(pairs) and not inside_git(f"{work_root(discovery)}/bin/x", discovery)
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        shape = csv_shape(artifact, ctx)
-        server = tool_path(ctx, artifact, "server.py")
+        shape, server = contract_shape(artifact, ctx, "bin", "server.py")
         port = _port(ctx)
         code = SERVER_PY.format(groups=GROUPS_PY.strip(), group=shape.group, value=shape.value)
         solution = f"""mkdir -p {q(server.rsplit("/", 1)[0])}

@@ -9,14 +9,13 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.workflow import (
     EDGE_VALUES,
     RUN_TOOL,
-    contract_key,
+    contract_shape,
     csv_pairs,
-    csv_shape,
     inside_git,
+    open_pairs,
     planted_dir,
     run_at_build,
     stem_of,
-    tool_path,
     work_root,
 )
 
@@ -68,8 +67,10 @@ def generated_inputs(group, value, seed):
 """
 
 
-def _shape_ok(artifact: Artifact, discovery: Discovery) -> bool:
-    return bool(csv_pairs(artifact)) and not inside_git(f"{work_root(discovery)}/bin/x", discovery)
+def _shape_ok(artifact: Artifact, discovery: Discovery, suffix: str) -> bool:
+    return bool(open_pairs(csv_pairs(artifact), discovery, discovery.paths(), "bin", suffix)) and not inside_git(
+        f"{work_root(discovery)}/bin/x", discovery
+    )
 
 
 @register
@@ -81,15 +82,11 @@ class CsvRollupTool(Operator):
     tools = ("python3",)
     weight = 3.0
 
-    def input_of(self, artifact: Artifact) -> str:
-        return contract_key(artifact)  # the same columns would get the same tool again
-
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        return _shape_ok(artifact, discovery) and not inside_git(artifact.path, discovery)
+        return _shape_ok(artifact, discovery, "rollup") and not inside_git(artifact.path, discovery)
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        shape = csv_shape(artifact, ctx)
-        tool = tool_path(ctx, artifact, "rollup")
+        shape, tool = contract_shape(artifact, ctx, "bin", "rollup")
         out = ctx.output_path(artifact, "rollup", "csv")
         args = f"{shape.group!r}, {shape.value!r}"
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
@@ -231,18 +228,14 @@ class CsvStreamSummary(Operator):
     tools = ("python3", "gzip")
     weight = 3.0
 
-    def input_of(self, artifact: Artifact) -> str:
-        return contract_key(artifact)  # the same columns would get the same tool again
-
     LIMIT_MB = 64
     TEST_ROWS = 300_000
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        return _shape_ok(artifact, discovery) and not inside_git(artifact.path, discovery)
+        return _shape_ok(artifact, discovery, "stream") and not inside_git(artifact.path, discovery)
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        shape = csv_shape(artifact, ctx)
-        tool = tool_path(ctx, artifact, "stream")
+        shape, tool = contract_shape(artifact, ctx, "bin", "stream")
         big = f"{planted_dir(ctx)}/{stem_of(artifact)}_large.csv.gz"
         out = ctx.output_path(artifact, "large_summary", "csv")
         rows = min(200_000, max(50_000, 100 * max(1, artifact.details.get("rows") or len(shape.rows))))

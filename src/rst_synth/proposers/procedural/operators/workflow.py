@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import StepContext, q
+from rst_synth.proposers.procedural.operators.csv_ops import slug
 
 DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 """The numbers workflow steps add up exactly: optional minus, digits, optional fraction (no exponent)."""
@@ -81,15 +82,34 @@ def csv_pairs(artifact: Artifact) -> list[tuple[str, str]]:
     return [(g, v) for g in texts for v in numeric if g != v and g not in ("rows", "total", "min", "max")]
 
 
-def contract_key(artifact: Artifact) -> str:
-    """The input of an operator that writes a tool for a table's columns: two tables with the same
-    header would get the same tool, so the header, not the file, is what it consumes."""
-    return "columns:" + ",".join(artifact.details.get("header") or [artifact.path])
+def contract_tool(discovery: Discovery, folder: str, group: str, value: str, suffix: str) -> str:
+    """Where a tool for the (group, value) columns lives: named by its contract, because two tables
+    sharing those columns would get the same tool, byte for byte. A tool that exists already (from an
+    earlier step of the lineage) means that contract is done: `open_pairs` leaves it out."""
+    return f"{work_root(discovery)}/{folder}/{slug(group)}_{slug(value)}_{suffix}"
 
 
-def csv_shape(artifact: Artifact, ctx: StepContext) -> CsvShape:
-    """Draw one (group, value) pair of `artifact`; `csv_pairs` must have found one."""
-    group, value = ctx.rng.choice(csv_pairs(artifact))
+def open_pairs(
+    pairs: list[tuple[str, str]], discovery: Discovery, taken: set[str], folder: str, suffix: str
+) -> list[tuple[str, str]]:
+    """The (group, value) pairs whose tool is not among `taken` paths yet."""
+    return [(g, v) for g, v in pairs if contract_tool(discovery, folder, g, v, suffix) not in taken]
+
+
+def contract_shape(artifact: Artifact, ctx: StepContext, folder: str, suffix: str) -> tuple[CsvShape, str]:
+    """A (group, value) pair of `artifact` whose tool this lineage has not written, and that tool's path."""
+    pairs = csv_pairs(artifact)
+    shape = csv_shape(artifact, ctx, open_pairs(pairs, ctx.discovery, ctx.taken_paths, folder, suffix) or pairs)
+    tool = contract_tool(ctx.discovery, folder, shape.group, shape.value, suffix)
+    if tool in ctx.taken_paths:
+        return shape, fresh_path(ctx, tool.rsplit("/", 1)[0], tool.rsplit("/", 1)[1])
+    ctx.taken_paths.add(tool)
+    return shape, tool
+
+
+def csv_shape(artifact: Artifact, ctx: StepContext, pairs: list[tuple[str, str]] | None = None) -> CsvShape:
+    """Draw one (group, value) pair of `artifact` (of `pairs` when given); `csv_pairs` must have found one."""
+    group, value = ctx.rng.choice(pairs or csv_pairs(artifact))
     found = known_rows(artifact)
     assert found is not None  # csv_pairs checked it
     rows, complete = found
