@@ -39,6 +39,8 @@ def test_csv_pairs_need_a_decimal_column_and_a_text_column() -> None:
     assert workflow.csv_pairs(csv_artifact("a,b\n1,2\n3,4\n")) == [("a", "b")]  # all numeric: first column
     assert workflow.csv_pairs(csv_artifact("a,b\nx,1e5\ny,2\n")) == []  # an exponent is no exact decimal
     assert workflow.csv_pairs(csv_artifact("a\tb\nx\t1\n", "/app/t.tsv")) == []  # comma-separated only
+    report = "status,count,total\n200,1,5.00\n404,1,2.00\n"  # a tool's own per-group result
+    assert workflow.csv_pairs(csv_artifact(report, "/app/out/status_report.csv")) == []
 
 
 @pytest.mark.parametrize("name", TOOL_OPERATORS)

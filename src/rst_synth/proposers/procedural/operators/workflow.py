@@ -23,6 +23,8 @@ from rst_synth.proposers.procedural.operators.csv_ops import slug
 DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 """The numbers workflow steps add up exactly: optional minus, digits, optional fraction (no exponent)."""
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_ .-]{0,39}")
+AGGREGATES = (["count", "total"], ["rows", "total"], ["rows", "total", "min", "max"])
+"""Headers (after the group column) of the per-group results the workflow tools write."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,8 @@ def csv_pairs(artifact: Artifact) -> list[tuple[str, str]]:
         return []
     if not all(_PLAIN_NAME.fullmatch(h) for h in header) or len({h.lower() for h in header}) != len(header):
         return []
+    if header[1:] in AGGREGATES:
+        return []  # a workflow step's own per-group result: grouping it again by its key repeats it
     found = known_rows(artifact)
     if found is None or found[0][0] != header:
         return []
