@@ -67,6 +67,15 @@ class Artifact(BaseModel):
         return str(PurePosixPath(self.path).parent)
 
 
+def csv_output(path: str, header: list[str], numeric: list[str], rows: int | None = None) -> Artifact:
+    """A comma-separated file a step writes, described as discovery describes one, for later steps."""
+    return Artifact(
+        path=path,
+        kind=Kind.CSV,
+        details={"header": header, "numeric": numeric, "categorical": [], "rows": rows, "delimiter": ","},
+    )
+
+
 def classify(path: str, content: bytes, executable: bool = False) -> tuple[Kind, dict[str, Any], str]:
     """Kind, details and text sample of a file from its name and bytes."""
     suffix = PurePosixPath(path).suffix.lower()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.data_ops import outside_git
@@ -95,17 +95,7 @@ def test_{ctx.tag}_archive_manifest():
             "the member's path exactly as stored in the archive and its uncompressed size in bytes as a plain "
             "integer, rows sorted by path in code-point order (ties by size)."
         )
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": ["path", "size"],
-                "numeric": ["size"],
-                "categorical": [],
-                "rows": None,
-                "delimiter": ",",
-            },
-        )
+        produced = csv_output(out, ["path", "size"], ["size"])
         return Step(
             operator=self.name,
             consumes=artifact.path,

@@ -6,7 +6,7 @@ import csv
 import io
 import re
 
-from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import delimiter_name, slug
@@ -225,17 +225,7 @@ def test_{ctx.tag}_rows_above_mean_in_order():
             "over all data rows. The output is a comma-separated file that starts with the same header row, "
             "followed by the selected rows unchanged and in their original order."
         )
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": list(d["header"]),
-                "numeric": list(d["numeric"]),
-                "categorical": [],
-                "rows": None,
-                "delimiter": ",",
-            },
-        )
+        produced = csv_output(out, list(d["header"]), list(d["numeric"]))
         return Step(
             operator=self.name,
             consumes=artifact.path,
@@ -411,17 +401,7 @@ def test_{ctx.tag}_table_exported_in_order():
         types = (artifact.details.get("types") or {}).get(table, {})
         not_null = (artifact.details.get("not_null") or {}).get(table, [])  # only known for tables we made
         numeric = [c for c in columns if c in not_null and _affinity(types.get(c, "")) in ("INTEGER", "REAL")]
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": list(columns),
-                "numeric": numeric,
-                "categorical": [],
-                "rows": (artifact.details.get("rows") or {}).get(table),
-                "delimiter": ",",
-            },
-        )
+        produced = csv_output(out, list(columns), numeric, rows=(artifact.details.get("rows") or {}).get(table))
         return Step(
             operator=self.name,
             consumes=artifact.path,

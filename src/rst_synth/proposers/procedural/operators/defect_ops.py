@@ -3,7 +3,7 @@ sum, a text sort, a missing trim, a bad regex), to diagnose and fix; checked by 
 
 from __future__ import annotations
 
-from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
@@ -185,17 +185,7 @@ def test_{ctx.tag}_fixed_tool_on_fresh_inputs(tmp_path):
             f"(largest first), ties by the `{shape.group}` value in code-point order, and end with `\\n`. Find and "
             f"fix the defect in `{tool}` (keep its command line), then run it on `{artifact.path}` to write `{out}`."
         )
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": [shape.group, "count", "total"],
-                "numeric": ["count", "total"],
-                "categorical": [],
-                "rows": None,
-                "delimiter": ",",
-            },
-        )
+        produced = csv_output(out, [shape.group, "count", "total"], ["count", "total"])
         return Step(
             operator=self.name,
             consumes=artifact.path,

@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime
 from typing import ClassVar
 
-from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import (
     Operator,
@@ -202,17 +202,7 @@ def test_{ctx.tag}_author_counts_in_order():
             f"per distinct author {key} with its number of commits, rows ordered by that number (largest first), "
             f"ties broken by the author {key} in ascending string order (by character code)."
         )
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": ["author", "commits"],
-                "numeric": ["commits"],
-                "categorical": [],
-                "rows": None,
-                "delimiter": ",",
-            },
-        )
+        produced = csv_output(out, ["author", "commits"], ["commits"])
         return Step(
             operator=self.name,
             consumes=repo,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import (
     Operator,
@@ -215,17 +215,7 @@ def test_{ctx.tag}_function_list():
             f"{', '.join(f'`{n}`' for n in C_NOT_NAMES)}. Write a comma-separated file with the header "
             f"`name,line` and one row per such line (the captured name and the line number), {ordering}."
         )
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": ["name", "line"],
-                "numeric": ["line"],
-                "categorical": [],
-                "rows": None,
-                "delimiter": ",",
-            },
-        )
+        produced = csv_output(out, ["name", "line"], ["line"])
         return Step(
             operator=self.name,
             consumes=artifact.path,

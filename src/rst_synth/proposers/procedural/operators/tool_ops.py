@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
@@ -155,17 +155,7 @@ def test_{ctx.tag}_tool_rejects_a_missing_column(tmp_path):
             f"nothing to standard output, and exits with status 2; otherwise it exits 0. Then run it on "
             f"`{artifact.path}` and save its output as `{out}`."
         )
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": [shape.group, "rows", "total"],
-                "numeric": ["rows", "total"],
-                "categorical": [],
-                "rows": None,
-                "delimiter": ",",
-            },
-        )
+        produced = csv_output(out, [shape.group, "rows", "total"], ["rows", "total"])
         return Step(
             operator=self.name,
             consumes=artifact.path,
@@ -309,16 +299,8 @@ def test_{ctx.tag}_tool_on_edge_inputs():
             f"its address space limited to {self.LIMIT_MB} MiB and must finish within 60 seconds. Then run it on "
             f"the decompressed `{big}` and save its output as `{out}`."
         )
-        produced = Artifact(
-            path=out,
-            kind=Kind.CSV,
-            details={
-                "header": [shape.group, "rows", "total", "min", "max"],
-                "numeric": ["rows", "total", "min", "max"],
-                "categorical": [],
-                "rows": len(groups),
-                "delimiter": ",",
-            },
+        produced = csv_output(
+            out, [shape.group, "rows", "total", "min", "max"], ["rows", "total", "min", "max"], rows=len(groups)
         )
         return Step(
             operator=self.name,
