@@ -106,16 +106,27 @@ def tb1_command(
     task_dirs = [task for src in sources for task in find_tb1_tasks(src)]
     if not task_dirs:
         raise fail("no task directories found")
+    import_all(task_dirs, out, force, results_table)
+
+
+def import_all(
+    task_dirs: list[Path],
+    out: Path,
+    force: bool,
+    table_of: Callable[[list[ImportResult]], Table],
+    convert: Callable[[Path], Task] = convert_tb1,
+) -> None:
+    """Convert every task (one line for each that does not convert), print the table, exit 1 on any miss."""
     taken: set[str] = set()
     results: list[ImportResult] = []
     for task_dir in task_dirs:
-        result = import_one(task_dir, out, force, taken)
+        result = import_one(task_dir, out, force, taken, convert)
         if result.status != CONVERTED:
             console.print(
                 f"{result.status} {escape(str(task_dir))}: {escape(result.detail)}", highlight=False, soft_wrap=True
             )
         results.append(result)
-    console.print(results_table(results))
+    console.print(table_of(results))
     converted = sum(r.status == CONVERTED for r in results)
     console.print(f"converted {converted} of {len(results)} task(s) to {escape(str(out))}", highlight=False)
     if converted < len(results):
@@ -229,20 +240,7 @@ def harbor_command(
     def convert(src: Path) -> Task:
         return convert_harbor(src, offline=offline, base=base, image_problem=check)
 
-    taken: set[str] = set()
-    results: list[ImportResult] = []
-    for task_dir in task_dirs:
-        result = import_one(task_dir, out, force, taken, convert)
-        if result.status != CONVERTED:
-            console.print(
-                f"{result.status} {escape(str(task_dir))}: {escape(result.detail)}", highlight=False, soft_wrap=True
-            )
-        results.append(result)
-    console.print(harbor_table(results))
-    converted = sum(r.status == CONVERTED for r in results)
-    console.print(f"converted {converted} of {len(results)} task(s) to {escape(str(out))}", highlight=False)
-    if converted < len(results):
-        raise typer.Exit(1)
+    import_all(task_dirs, out, force, harbor_table, convert)
 
 
 def harbor_table(results: list[ImportResult]) -> Table:
