@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -179,6 +180,32 @@ def test_edits_change_one_value_or_one_line() -> None:
     assert [m.edit for m in mutants_of("/app/huge", None)] == ["delete"]
     binary = mutants_of("/app/b.gz", b"\x1f\x8b\x00\x01\x02")
     assert [m.edit for m in binary] == ["delete", "byte"] and binary[1].content == b"\x1f\x8b\x01\x01\x02"
+
+
+def _database(tmp_path: Path, script: str) -> bytes:
+    db = sqlite3.connect(tmp_path / "made.db")
+    db.executescript(script)
+    db.commit()
+    db.close()
+    return (tmp_path / "made.db").read_bytes()
+
+
+def test_a_database_gets_one_value_of_its_middle_row_changed(tmp_path: Path) -> None:
+    content = _database(
+        tmp_path,
+        "CREATE TABLE empty(x); CREATE TABLE totals(region TEXT, total INTEGER);"
+        "INSERT INTO totals VALUES ('north', 120), ('south', 7), ('east', 30);",
+    )
+    edit = mutants_of("/app/sales.db", content)[1]
+    assert edit.edit == "value" and edit.what == "table totals row 2: total 7 -> 8"
+    (tmp_path / "edited.db").write_bytes(edit.content or b"")
+    rows = sqlite3.connect(tmp_path / "edited.db").execute("SELECT * FROM totals ORDER BY rowid").fetchall()
+    assert rows == [("north", 120), ("south", 8), ("east", 30)]
+
+
+def test_a_database_with_nothing_to_edit_gets_a_byte_changed(tmp_path: Path) -> None:
+    content = _database(tmp_path, "CREATE TABLE empty(x);")
+    assert [m.edit for m in mutants_of("/app/empty.db", content)] == ["delete", "byte"]
 
 
 def test_new_outputs_leave_out_the_parents_own_and_noise() -> None:

@@ -9,15 +9,18 @@ do not guard. The kill rate is the share of the edits run that made the tests fa
 
 Edits: the value edit adds 1 to the middle number of the file (keeping its width), or, in a file
 without digits, moves the first letter of its middle non-blank line to the next letter; the line edit
-drops the middle non-blank line; a file that is not UTF-8 text gets one byte changed in its middle
-instead. An empty file has nothing to edit but its existence, and a file over 4 MiB gets the
-deletion only (it is not copied out of the container).
+drops the middle non-blank line; an SQLite database gets one value of its middle row changed (a
+byte flip there could land in unused page space and change nothing); any other file that is not
+UTF-8 text gets one byte changed in its middle instead. An empty file has nothing to edit but its
+existence, and a file over 4 MiB gets the deletion only (it is not copied out of the container).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import sqlite3
+import tempfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -36,6 +39,7 @@ _NUMBER = re.compile(r"\d+")
 _LETTER = re.compile(r"[A-Za-z]")
 
 Edit = Literal["delete", "value", "line", "byte"]
+_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ def mutants_of(path: str, content: bytes | None) -> list[Mutant]:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         text = None
+    if content.startswith(_SQLITE_HEADER) and (row_edit := _sqlite_value_edit(content)) is not None:
+        return [*found, Mutant(path, "value", *row_edit)]
     if text is None or "\0" in text:
         middle = len(content) // 2
         edited = content[:middle] + bytes([content[middle] ^ 0x01]) + content[middle + 1 :]
@@ -98,6 +104,58 @@ def _value_edit(text: str) -> tuple[str, str] | None:
     new = chr(base + (ord(old) - base + 1) % 26)
     lines[index] = lines[index][: letter.start()] + new + lines[index][letter.end() :]
     return "".join(lines), f"line {index + 1}: {old!r} -> {new!r}"
+
+
+def _sqlite_value_edit(content: bytes) -> tuple[bytes, str] | None:
+    """One value of the middle row of the first table that has rows: a number + 1, a text's first
+    letter moved on (or its middle number + 1); None when no table has a value that can be edited."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = f"{folder}/db"
+        with open(path, "wb") as file:
+            file.write(content)
+        db = sqlite3.connect(path)
+        try:
+            made = _edit_middle_row(db)
+            db.commit()
+        except sqlite3.Error:
+            made = None
+        finally:
+            db.close()
+        if made is None:
+            return None
+        with open(path, "rb") as file:
+            return file.read(), made
+
+
+def _edit_middle_row(db: sqlite3.Connection) -> str | None:
+    names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    for table in (name for name in names if not name.startswith("sqlite_")):
+        quoted = '"' + table.replace('"', '""') + '"'
+        try:
+            count = db.execute(f"SELECT count(*) FROM {quoted}").fetchone()[0]
+            if not count:
+                continue
+            cursor = db.execute(f"SELECT rowid, * FROM {quoted} LIMIT 1 OFFSET ?", (count // 2,))
+        except sqlite3.Error:  # WITHOUT ROWID tables, virtual tables
+            continue
+        rowid, *values = cursor.fetchone()
+        columns = [d[0] for d in cursor.description[1:]]
+        # Numbers first: a changed total is the subtle error the tests should notice.
+        order = sorted(range(len(values)), key=lambda i: not isinstance(values[i], int | float))
+        for i in order:
+            old = values[i]
+            if isinstance(old, bool) or not isinstance(old, int | float | str):
+                continue
+            new: int | float | str = old + 1 if not isinstance(old, str) else (_value_edit(old) or ("", ""))[0]
+            if new in ("", old):
+                continue
+            column = '"' + columns[i].replace('"', '""') + '"'
+            try:
+                db.execute(f"UPDATE {quoted} SET {column} = ? WHERE rowid = ?", (new, rowid))
+            except sqlite3.Error:  # a constraint the edit breaks: try the next value
+                continue
+            return f"table {table} row {count // 2 + 1}: {columns[i]} {old!r} -> {new!r}"
+    return None
 
 
 def _line_edit(text: str) -> tuple[str, str] | None:
