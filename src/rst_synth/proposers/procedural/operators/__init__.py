@@ -1,6 +1,7 @@
 """The operator library; importing a module registers its operators."""
 
 from rst_synth.proposers.procedural.operators import (  # noqa: F401
+    build_ops,
     csv_ops,
     data_file_ops,
     data_ops,
