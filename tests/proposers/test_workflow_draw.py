@@ -163,3 +163,24 @@ def test_a_tool_for_the_same_columns_is_not_written_twice() -> None:
         assert rollups in ([], ["/app/out/costs.csv"]), rollups  # never sales.csv nor june.csv
         tools_made = [a.path for s in steps for a in s.produces if a.path.startswith("/app/bin/")]
         assert len(tools_made) == len(set(tools_made))
+
+
+def test_no_step_builds_on_a_summary() -> None:
+    stats = file_artifact("/app/out/sales_stats.json", '{"amount": {"min": 4.25, "max": 10.5}}')
+    history = [HistoryStep(name="csv-column-stats", consumes=["/app/out/sales.csv"], produces=[stats.path])]
+    assert OPERATORS["csv-column-stats"].final and not OPERATORS["csv-rollup-tool"].final
+    assert stats.path not in [a.path for a in domain_artifacts([*found().artifacts, stats], history)]
+    summaries = {name for name, op in OPERATORS.items() if op.final}
+    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]
+    for seed in range(40):  # nor within one child: a summary's output is never the next step's input
+        steps = proposer._choose(found(), random.Random(seed), 3, set(), 2, [])
+        ends = {a.path for s in steps if s.operator in summaries for a in s.produces}
+        assert not ends & {s.consumes for s in steps}, [(s.operator, s.consumes) for s in steps]
+
+
+def test_an_access_policy_is_applied_once_per_lineage() -> None:
+    assert OPERATORS["permissions-policy"].once
+    applied = [HistoryStep(name="permissions-policy", consumes=["/app/report"])]
+    picks = {step.split("@")[0] for seed in range(60) for step in choose(applied, seed)}
+    assert "permissions-policy" not in picks and picks
+    assert "permissions-policy" in {step.split("@")[0] for seed in range(60) for step in choose([], seed)}

@@ -81,6 +81,11 @@ class Operator:
     bookkeeping: bool = False
     """Checksums, archives, listings, counts: at most one step in five of a lineage, never two in a row,
     and no later step builds on what it produces."""
+    final: bool = False
+    """A summary or a format conversion of a domain file: an end result, so no later step builds on what
+    it produces (statistics of statistics, a count of a conversion add length, not work)."""
+    once: bool = False
+    """At most one step of this operator in a lineage, whatever its input."""
     weight: float = 1.0
     """Base weight in the draw; workflow operators that need reasoning weigh more than one-command ones."""
 
@@ -140,6 +145,13 @@ def register(cls: type[Operator]) -> type[Operator]:
         raise ValueError(f"operator name missing or taken: {cls.name!r}")
     OPERATORS[cls.name] = cls()
     return cls
+
+
+def final_operators() -> frozenset[str]:
+    """Names of the operators whose outputs no later step builds on: bookkeeping and summaries."""
+    import rst_synth.proposers.procedural.operators  # noqa: F401  (registers every operator)
+
+    return frozenset(name for name, op in OPERATORS.items() if op.bookkeeping or op.final)
 
 
 def bookkeeping_operators() -> frozenset[str]:

@@ -11,7 +11,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.base import Proposal, ProposalError
 from rst_synth.proposers.child import Extension, NewStep, assemble_child
 from rst_synth.proposers.discovery import Discovery, DiscoveryCache
-from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext
+from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext, final_operators
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import HistoryStep, Task
 from rst_synth.validator import Reason, ValidationReport
@@ -106,11 +106,13 @@ class ProceduralProposer:
         used = _used_inputs(history, found)
         for k in range(1, count + 1):
             flags = [h.bookkeeping for h in history]
+            done = {h.name for h in history}
             candidates = [
                 (op, art)
                 for art in available
                 for op in operators
                 if (op.name, op.input_of(art)) not in used
+                and not (op.once and op.name in done)
                 and (not op.bookkeeping or bookkeeping_allowed(flags))
                 and op.can_use(art, found)
             ]
@@ -130,7 +132,8 @@ class ProceduralProposer:
             history.append(_history_step(step, operator))
             for produced in step.produces:
                 produced.bookkeeping = produced.bookkeeping or operator.bookkeeping
-            available.extend(a for a in step.produces if not a.bookkeeping)
+            if not operator.final:
+                available.extend(a for a in step.produces if not a.bookkeeping)
         return steps
 
 
@@ -158,10 +161,11 @@ def looks_bookkeeping(artifact: Artifact) -> bool:
 
 
 def domain_artifacts(artifacts: list[Artifact], history: list[HistoryStep]) -> list[Artifact]:
-    """The artifacts a step may build on: none that a bookkeeping step of the lineage wrote, and one
-    of several copies of the same text (an installed module and its build copy would give a step the
-    same output twice)."""
-    written = {path for h in history if h.bookkeeping for path in h.produces}
+    """The artifacts a step may build on: none that a bookkeeping step or a summary (`Operator.final`) of
+    the lineage wrote, and one of several copies of the same text (an installed module and its build
+    copy would give a step the same output twice)."""
+    ends = final_operators()
+    written = {path for h in history if h.bookkeeping or h.name in ends for path in h.produces}
     kept, seen = [], set()
     for artifact in artifacts:
         if artifact.bookkeeping or artifact.path in written or looks_bookkeeping(artifact):

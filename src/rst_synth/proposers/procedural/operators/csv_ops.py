@@ -110,6 +110,7 @@ class CsvToJsonRecords(Operator):
     """Convert a CSV into a JSON array of typed records."""
 
     name = "csv-to-json-records"
+    final = True
     kinds = (Kind.CSV,)
     tools = ("python3",)
 

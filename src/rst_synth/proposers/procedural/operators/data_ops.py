@@ -73,6 +73,7 @@ class CsvColumnStats(Operator):
     """Min, max, mean and median of every numeric column, as a JSON object."""
 
     name = "csv-column-stats"
+    final = True
     kinds = (Kind.CSV,)
     tools = ("python3",)
 
@@ -432,6 +433,7 @@ class SqliteAddSummaryTable(Operator):
     """A per-group count/total table of a database, written to a new database of its own."""
 
     name = "sqlite-add-summary-table"
+    final = True
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
 

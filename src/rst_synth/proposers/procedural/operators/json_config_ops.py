@@ -98,6 +98,7 @@ class JsonRecordsCountBy(JsonOperator):
     """How many records carry each value of a string key, as CSV."""
 
     name = "json-records-count-by"
+    final = True
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
@@ -169,6 +170,7 @@ class JsonNumericSummary(JsonOperator):
     """Minimum, maximum, sum and mean of a numeric key over JSON records."""
 
     name = "json-numeric-summary"
+    final = True
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
@@ -276,6 +278,7 @@ class ConfigToJson(Operator):
     """An INI or TOML configuration converted to JSON."""
 
     name = "config-to-json"
+    final = True
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
 

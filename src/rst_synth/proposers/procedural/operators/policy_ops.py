@@ -53,8 +53,10 @@ class PermissionsPolicy(Operator):
     tools = ("python3",)
     weight = 2.0
 
+    once = True  # a second folder would repeat the same work under another name
+
     def input_of(self, artifact: Artifact) -> str:
-        return artifact.directory  # one policy per folder and lineage: a second would undo the first
+        return artifact.directory
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         root, folder = work_root(discovery), artifact.directory

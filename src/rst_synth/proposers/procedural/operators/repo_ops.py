@@ -154,6 +154,7 @@ class GitLogAuthorsCsv(Operator):
     """Commits per author on the current branch, as a CSV."""
 
     name = "git-log-authors-csv"
+    final = True
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
 

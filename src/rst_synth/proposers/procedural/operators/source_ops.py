@@ -38,6 +38,7 @@ class PythonSourceInventory(Operator):
     """Top-level functions and classes of a Python module, as JSON."""
 
     name = "python-source-inventory"
+    final = True
     kinds = (Kind.PYTHON_SOURCE,)
     tools = ("python3",)
 
@@ -154,6 +155,7 @@ class CSourceFunctionList(Operator):
     """Function definitions of a C file found by a documented line rule, as CSV."""
 
     name = "c-source-function-list"
+    final = True
     kinds = (Kind.C_SOURCE,)
     tools = ("python3",)
 
@@ -236,6 +238,7 @@ class ShellScriptCommands(Operator):
     """Code lines and the distinct first words of a shell script, as JSON."""
 
     name = "shell-script-commands"
+    final = True
     kinds = (Kind.SHELL_SCRIPT,)
     tools = ("python3",)
 
