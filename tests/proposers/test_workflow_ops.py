@@ -83,6 +83,9 @@ def test_policy_stays_out_of_system_folders_and_scripts() -> None:
     script = Artifact(path="/app/out/run.sh", kind=Kind.SHELL_SCRIPT, executable=True)
     assert not op.can_use(artifact(), discovery(artifact(), script))  # a script in the folder
     assert op.input_of(artifact()) == "/app/out"
+    for folder in ("/app/project/textstats.egg-info", "/app/project/build/lib", "/app/dist"):
+        metadata = artifact(f"{folder}/PKG-INFO")
+        assert not op.can_use(metadata, discovery(metadata)), folder  # a build tool's folder, no result
 
 
 @pytest.mark.parametrize("name", WORKFLOW)

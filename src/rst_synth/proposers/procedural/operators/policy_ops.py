@@ -19,6 +19,8 @@ OWNERS = ("root", "daemon", "backup", "www-data")
 DIR_MODES = ("2750", "2770", "0750", "2755")
 FILE_MODES = ("0640", "0440", "0600", "0660")
 _PLAIN = re.compile(r"/[A-Za-z0-9_./-]+")
+_BUILD_OUTPUT = re.compile(r"(^|/)(build|dist|__pycache__|node_modules|[^/]+\.egg-info)(/|$)")
+"""Folders a build tool writes and rewrites: a policy there governs no result of the workflow."""
 
 POLICY_PY = """
 def policy(path):
@@ -64,6 +66,7 @@ class PermissionsPolicy(Operator):
         return (
             folder.startswith(root + "/")
             and bool(_PLAIN.fullmatch(folder))
+            and not _BUILD_OUTPUT.search(folder)
             and not inside_git(artifact.path, discovery)
             and 0 < len(files) <= MAX_FILES
             and all(a.kind in DATA_KINDS and not a.executable and _PLAIN.fullmatch(a.path) for a in files)
