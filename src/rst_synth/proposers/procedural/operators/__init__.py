@@ -9,6 +9,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     feed_ops,
     fold_ops,
     git_history_ops,
+    git_tool_ops,
     json_config_ops,
     policy_ops,
     repo_ops,
