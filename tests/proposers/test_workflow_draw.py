@@ -184,3 +184,13 @@ def test_an_access_policy_is_applied_once_per_lineage() -> None:
     picks = {step.split("@")[0] for seed in range(60) for step in choose(applied, seed)}
     assert "permissions-policy" not in picks and picks
     assert "permissions-policy" in {step.split("@")[0] for seed in range(60) for step in choose([], seed)}
+
+
+def test_bookkeeping_stays_in_the_work_root() -> None:
+    system = [file_artifact(path, "root:x:0:\n") for path in ("/etc/group", "/home/ann/.bash_logout")]
+    plain = [HistoryStep(name="csv-group-totals", consumes=[f"/app/x{i}"]) for i in range(4)]
+    names = bookkeeping_operators()
+    for seed in range(60):
+        for step in choose(plain, seed, discovery=found(*system)):
+            name, consumed = step.split("@")
+            assert name not in names or consumed.startswith("/app/"), step

@@ -12,6 +12,7 @@ from rst_synth.proposers.base import Proposal, ProposalError
 from rst_synth.proposers.child import Extension, NewStep, assemble_child
 from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext, final_operators
+from rst_synth.proposers.procedural.operators.workflow import work_root
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import HistoryStep, Task
 from rst_synth.validator import Reason, ValidationReport
@@ -104,6 +105,7 @@ class ProceduralProposer:
         ctx = StepContext(discovery=found, rng=rng, taken_paths=found.paths(), history=history)
         steps: list[Step] = []
         used = _used_inputs(history, found)
+        root = work_root(found) + "/"  # bookkeeping of /etc/group or a home's dotfiles is no result at all
         for k in range(1, count + 1):
             flags = [h.bookkeeping for h in history]
             done = {h.name for h in history}
@@ -113,7 +115,7 @@ class ProceduralProposer:
                 for op in operators
                 if (op.name, op.input_of(art)) not in used
                 and not (op.once and op.name in done)
-                and (not op.bookkeeping or bookkeeping_allowed(flags))
+                and (not op.bookkeeping or (bookkeeping_allowed(flags) and art.path.startswith(root)))
                 and op.can_use(art, found)
             ]
             if steps and steps[-1].produces and rng.random() < self.config.chain_bias:

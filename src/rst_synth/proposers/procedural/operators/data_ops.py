@@ -164,6 +164,7 @@ class CsvFilterAboveMean(Operator):
     """Keep the rows whose numeric column is strictly above that column's mean."""
 
     name = "csv-filter-above-mean"
+    final = True
     kinds = (Kind.CSV,)
     tools = ("python3",)
 
