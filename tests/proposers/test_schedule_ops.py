@@ -103,7 +103,7 @@ def test_build_is_deterministic_and_states_every_path_and_rule() -> None:
     step = build()
     assert step == build()
     compile(step.tests, "t", "exec")
-    tool, out = "/app/bin/appdata_backup_next_runs", "/etc/cron.d/appdata_backup_next_runs.txt"
+    tool, out = "/app/bin/appdata_backup_next_runs", "/app/schedule/appdata_backup_next_runs.txt"
     assert [a.path for a in step.produces] == [out, tool]
     assert step.produces[0].bookkeeping and step.produces[1].executable
     for path in (tool, out, step.consumes):

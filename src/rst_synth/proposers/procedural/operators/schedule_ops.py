@@ -10,7 +10,14 @@ from typing import Any
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.workflow import RUN_TOOL, inside_git, stem_of, tool_path, work_root
+from rst_synth.proposers.procedural.operators.workflow import (
+    RUN_TOOL,
+    fresh_path,
+    inside_git,
+    stem_of,
+    tool_path,
+    work_root,
+)
 
 MAX_BYTES = 64 * 1024
 WINDOW_YEARS = 8
@@ -228,13 +235,14 @@ class CronNextRuns(Operator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         tool = tool_path(ctx, artifact, "next_runs")
-        out = ctx.output_path(artifact, "next_runs", "txt")
+        # Next to the tools, not next to the schedule: /etc/cron.d is for schedules only.
+        out = fresh_path(ctx, f"{work_root(ctx.discovery)}/schedule", f"{stem_of(artifact)}_next_runs.txt")
         user = _user_field(artifact.path)
         when = datetime.datetime(2026, 1, 1) + datetime.timedelta(minutes=ctx.rng.randrange(730 * 1440))
         start = f"{when:%Y-%m-%dT%H:%M}"
         count = ctx.rng.randint(8, 20)
         seed = ctx.rng.randrange(10**6)
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
+        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
 #!/usr/bin/env python3
 import datetime, heapq, itertools, re, sys
@@ -310,7 +318,7 @@ def test_{ctx.tag}_tool_rejects_malformed_entries(tmp_path):
             "makes the tool print one line to standard error naming its line number, nothing to standard output, "
             "and exit with status 2; otherwise it exits 0. Each run must finish within 30 seconds (skip days that "
             f"cannot match rather than stepping minute by minute). Then run it on `{artifact.path}` with START "
-            f"`{start}` and N = {count}, and save its standard output as `{out}`."
+            f"`{start}` and N = {count}, and save its standard output as `{out}` (create the folder if needed)."
         )
         return Step(
             operator=self.name,
