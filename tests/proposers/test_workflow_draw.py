@@ -194,3 +194,12 @@ def test_bookkeeping_stays_in_the_work_root() -> None:
         for step in choose(plain, seed, discovery=found(*system)):
             name, consumed = step.split("@")
             assert name not in names or consumed.startswith("/app/"), step
+
+
+def test_files_of_a_repository_are_reached_through_the_repository() -> None:
+    repo = Artifact(path="/app/repo", kind=Kind.GIT, details={"branch": "main", "commits": 2})
+    inside = file_artifact("/app/repo/CHANGELOG.md", "# v1.1.0\n- fix: parser\n")
+    kept = [a.path for a in domain_artifacts([*found().artifacts, repo, inside], [])]
+    assert "/app/repo" in kept and "/app/repo/CHANGELOG.md" not in kept
+    beside = file_artifact("/app/repository.txt", "not inside\n")  # a shared prefix is no folder
+    assert "/app/repository.txt" in [a.path for a in domain_artifacts([repo, beside], [])]

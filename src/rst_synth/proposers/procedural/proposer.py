@@ -164,13 +164,18 @@ def looks_bookkeeping(artifact: Artifact) -> bool:
 
 def domain_artifacts(artifacts: list[Artifact], history: list[HistoryStep]) -> list[Artifact]:
     """The artifacts a step may build on: none that a bookkeeping step or a summary (`Operator.final`) of
-    the lineage wrote, and one of several copies of the same text (an installed module and its build
-    copy would give a step the same output twice)."""
+    the lineage wrote, none inside a git work tree (the repository stands for them), and one of several
+    copies of the same text (an installed module and its build copy would give a step the same output
+    twice)."""
     ends = final_operators()
     written = {path for h in history if h.bookkeeping or h.name in ends for path in h.produces}
+    # A file in a git work tree is the repository's: a step next to it would leave `git status` dirty.
+    trees = tuple(a.path.rstrip("/") + "/" for a in artifacts if a.kind is Kind.GIT)
     kept, seen = [], set()
     for artifact in artifacts:
         if artifact.bookkeeping or artifact.path in written or looks_bookkeeping(artifact):
+            continue
+        if artifact.kind is not Kind.GIT and artifact.path.startswith(trees):
             continue
         content = (artifact.kind, artifact.size, artifact.sample)
         if artifact.sample and len(artifact.sample.encode("utf-8")) == artifact.size:
