@@ -106,6 +106,8 @@ def test_csv_operators_preconditions(name: str) -> None:
 def test_csv_to_sqlite_needs_python_sqlite_and_types_from_full_sample() -> None:
     op = OPERATORS["csv-to-sqlite"]
     assert not op.can_use(csv_art(), discovery(modules=()))
+    ranked = csv_art("key,rank,rowid,sum\nann,1,4,9.5\nbob,1,2,3\n")  # a window report's own row ids
+    assert op.can_use(csv_art(), discovery()) and not op.can_use(ranked, discovery())
     step = op.build(csv_art(), StepContext(discovery=discovery(), rng=random.Random(1)))
     assert step.produces[0].details["types"] == {
         "sales": {"region": "TEXT", "product": "TEXT", "units": "INTEGER", "price": "REAL"}

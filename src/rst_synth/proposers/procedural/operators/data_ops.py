@@ -253,6 +253,8 @@ class CsvToSqlite(Operator):
             and "sqlite3" in discovery.python_modules
             and _csv_ok(artifact)
             and not _NON_FINITE.search(artifact.sample)
+            # A column named like SQLite's row id hides it, and "in file order (ascending rowid)" breaks.
+            and not {h.lower() for h in artifact.details["header"]} & {"rowid", "oid", "_rowid_"}
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
