@@ -53,7 +53,7 @@ class PermissionsPolicy(Operator):
     name = "permissions-policy"
     kinds = DATA_KINDS
     tools = ("python3",)
-    weight = 2.0
+    weight = 1.0  # a few chown and chmod calls: less reasoning than a tool with a contract
 
     once = True  # a second folder would repeat the same work under another name
 
