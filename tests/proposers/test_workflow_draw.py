@@ -169,6 +169,7 @@ def test_no_step_builds_on_a_summary() -> None:
     stats = file_artifact("/app/out/sales_stats.json", '{"amount": {"min": 4.25, "max": 10.5}}')
     history = [HistoryStep(name="csv-column-stats", consumes=["/app/out/sales.csv"], produces=[stats.path])]
     assert OPERATORS["csv-column-stats"].final and not OPERATORS["csv-rollup-tool"].final
+    assert all(OPERATORS[name].final for name in ("cron-next-runs", "config-check-tool", "git-changelog-tool"))
     assert stats.path not in [a.path for a in domain_artifacts([*found().artifacts, stats], history)]
     summaries = {name for name, op in OPERATORS.items() if op.final}
     proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]

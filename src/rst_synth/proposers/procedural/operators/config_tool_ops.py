@@ -185,6 +185,7 @@ class ConfigCheckTool(Operator):
     """A validator for configurations shaped like a TOML artifact, run on it and on a broken copy."""
 
     name = "config-check-tool"
+    final = True  # its outputs are reports: in a later round a step on them would be statistics of a report
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
     weight = 3.0
