@@ -98,7 +98,6 @@ class JsonRecordsCountBy(JsonOperator):
     """How many records carry each value of a string key, as CSV."""
 
     name = "json-records-count-by"
-    final = True
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
