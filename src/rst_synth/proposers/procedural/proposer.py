@@ -13,6 +13,7 @@ from rst_synth.proposers.child import Extension, NewStep, assemble_child
 from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext, final_operators
 from rst_synth.proposers.procedural.operators.workflow import work_root
+from rst_synth.proposers.procedural.verify import output_checks
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import HistoryStep, Task
 from rst_synth.validator import Reason, ValidationReport
@@ -129,6 +130,8 @@ class ProceduralProposer:
             ctx.tag = f"r{round_}s{k}"
             step = operator.build(artifact, ctx)
             step.apt_packages = sorted(set(step.apt_packages) | set(operator.missing_packages(found)))
+            checks = output_checks(step.produces, {*found.tools, *operator.tools})
+            step.solution = step.solution.rstrip("\n") + "\n" + checks
             steps.append(step)
             used.add((operator.name, operator.input_of(artifact)))
             history.append(_history_step(step, operator))
