@@ -87,6 +87,23 @@ def test_no_operator_input_pair_twice_in_a_lineage() -> None:
         assert picked == ["csv-rollup-tool@/app/out/sales.csv"], picked
 
 
+def test_no_operator_builds_on_its_own_output() -> None:
+    """A step on what the same operator wrote earlier (in the lineage or in this child) repeats that step."""
+    accepted = file_artifact("/app/out/sales_accepted.csv", SALES + "west,1.25,4\n")
+    quarantined = [HistoryStep(name="csv-quarantine-malformed", consumes=["/app/in.csv"], produces=[accepted.path])]
+    on_it = Counter()
+    for seed in range(40):
+        for step in choose(quarantined, seed, discovery=found(accepted)):
+            on_it[step.split("@")[0]] += step.endswith("@" + accepted.path)
+        proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]  (choosing needs no sandbox)
+        steps = proposer._choose(found(), random.Random(seed), 3, set(), 6, [])
+        for earlier, later in zip(steps, steps[1:], strict=False):
+            made = {a.path for a in earlier.produces}
+            assert not (later.operator == earlier.operator and later.consumes in made), (earlier, later)
+    assert on_it["csv-quarantine-malformed"] == 0
+    assert sum(on_it.values()) > 0  # other operators still build on it
+
+
 def test_draws_respect_the_bookkeeping_limits() -> None:
     plain = [HistoryStep(name="csv-group-totals", consumes=[f"/app/x{i}"]) for i in range(4)]
     names = bookkeeping_operators()

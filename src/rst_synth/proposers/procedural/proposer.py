@@ -110,11 +110,15 @@ class ProceduralProposer:
         for k in range(1, count + 1):
             flags = [h.bookkeeping for h in history]
             done = {h.name for h in history}
+            # The same operator on its own output (a quarantine of the accepted rows of a quarantine) is
+            # the earlier step again under a new file name.
+            made_by = {path: h.name for h in history for path in h.produces}
             candidates = [
                 (op, art)
                 for art in available
                 for op in operators
                 if (op.name, op.input_of(art)) not in used
+                and made_by.get(art.path) != op.name
                 and not (op.once and op.name in done)
                 and (not op.bookkeeping or (bookkeeping_allowed(flags) and art.path.startswith(root)))
                 and op.can_use(art, found)
