@@ -2,7 +2,7 @@
 
 A careful engineer's script does not hand a file to the next stage unread: it parses the JSON it
 wrote, asks SQLite for an integrity check, looks at a CSV's header, makes sure a tool is executable
-and a repository is clean. Each check is read-only (nothing is written, so the validator's
+and that a repository answers git. Each check is read-only (nothing is written, so the validator's
 redundant-output and weak-test checks see the same outputs) and cannot fail on a correct output.
 """
 
