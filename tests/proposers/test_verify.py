@@ -3,15 +3,13 @@ write nothing, and the procedural proposer appends them to every step."""
 
 from __future__ import annotations
 
-import random
 import sqlite3
 import subprocess
 from pathlib import Path
 
 from rst_synth.proposers.artifacts import Artifact, Kind
-from rst_synth.proposers.procedural import ProceduralProposer
 from rst_synth.proposers.procedural.verify import output_checks
-from tests.proposers.test_workflow_draw import found
+from tests.proposers.test_workflow_draw import draw
 
 TOOLS = ("python3", "sqlite3")
 
@@ -70,9 +68,8 @@ def test_checks_fail_on_a_missing_or_broken_output(tmp_path: Path) -> None:
 
 
 def test_every_step_ends_by_checking_each_output() -> None:
-    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]  (choosing needs no sandbox)
     for seed in range(6):
-        for step in proposer._choose(found(), random.Random(seed), 3, set(), 2, []):
+        for step in draw([], seed, round_=2):
             checks = step.solution.split("# check what this step produced", 1)
             assert len(checks) == 2, step.operator
             for artifact in step.produces:

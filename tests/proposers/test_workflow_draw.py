@@ -11,7 +11,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.child import Extension, NewStep, assemble_child, split_child
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural import ProceduralProposer
-from rst_synth.proposers.procedural.operator import OPERATORS, bookkeeping_operators
+from rst_synth.proposers.procedural.operator import OPERATORS, Step, bookkeeping_operators
 from rst_synth.proposers.procedural.proposer import bookkeeping_allowed, domain_artifacts, looks_bookkeeping
 from rst_synth.task import HistoryStep, Task
 from tests.support.tasks import write_task
@@ -69,10 +69,16 @@ def test_copies_of_one_text_count_once() -> None:
     assert [a.path for a in kept] == ["/app/project/tool.py", "/app/project/other.py"]
 
 
+def draw(
+    history: list[HistoryStep], seed: int, count: int = 3, discovery: Discovery | None = None, round_: int = 6
+) -> list[Step]:
+    """The steps the procedural proposer draws for a child of round `round_` (drawing needs no sandbox)."""
+    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]
+    return proposer._choose(discovery or found(), random.Random(seed), count, set(), round_, history)
+
+
 def choose(history: list[HistoryStep], seed: int, count: int = 3, discovery: Discovery | None = None) -> list[str]:
-    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]  (choosing needs no sandbox)
-    steps = proposer._choose(discovery or found(), random.Random(seed), count, set(), 6, history)
-    return [f"{s.operator}@{s.consumes}" for s in steps]
+    return [f"{s.operator}@{s.consumes}" for s in draw(history, seed, count, discovery)]
 
 
 def test_no_operator_input_pair_twice_in_a_lineage() -> None:
@@ -95,8 +101,7 @@ def test_no_operator_builds_on_its_own_output() -> None:
     for seed in range(40):
         for step in choose(quarantined, seed, discovery=found(accepted)):
             on_it[step.split("@")[0]] += step.endswith("@" + accepted.path)
-        proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]  (choosing needs no sandbox)
-        steps = proposer._choose(found(), random.Random(seed), 3, set(), 6, [])
+        steps = draw([], seed)
         for earlier, later in zip(steps, steps[1:], strict=False):
             made = {a.path for a in earlier.produces}
             assert not (later.operator == earlier.operator and later.consumes in made), (earlier, later)
@@ -173,9 +178,8 @@ def test_a_tool_for_the_same_columns_is_not_written_twice() -> None:
     other = file_artifact("/app/out/costs.csv", "team,cost\nops,10.5\ndev,3\n")
     tools = [file_artifact(f"/app/bin/region_{v}_rollup", "#!/usr/bin/env python3\n") for v in ("amount", "units")]
     discovery = found(same, other, *tools)  # an earlier step wrote both rollup tools of these columns
-    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]
     for seed in range(30):
-        steps = proposer._choose(discovery, random.Random(seed), 3, set(), 2, [])
+        steps = draw([], seed, discovery=discovery, round_=2)
         rollups = [s.consumes for s in steps if s.operator == "csv-rollup-tool"]
         assert rollups in ([], ["/app/out/costs.csv"]), rollups  # never sales.csv nor june.csv
         tools_made = [a.path for s in steps for a in s.produces if a.path.startswith("/app/bin/")]
@@ -189,9 +193,8 @@ def test_no_step_builds_on_a_summary() -> None:
     assert all(OPERATORS[name].final for name in ("cron-next-runs", "config-check-tool", "git-changelog-tool"))
     assert stats.path not in [a.path for a in domain_artifacts([*found().artifacts, stats], history)]
     summaries = {name for name, op in OPERATORS.items() if op.final}
-    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]
     for seed in range(40):  # nor within one child: a summary's output is never the next step's input
-        steps = proposer._choose(found(), random.Random(seed), 3, set(), 2, [])
+        steps = draw([], seed, round_=2)
         ends = {a.path for s in steps if s.operator in summaries for a in s.produces}
         assert not ends & {s.consumes for s in steps}, [(s.operator, s.consumes) for s in steps]
 
