@@ -113,6 +113,9 @@ class Reason(StrEnum):
     """A path the new tests read appears nowhere in the instruction."""
     REDUNDANT_OUTPUT = "redundant_output"
     """A new output has the content of a file present after the parent's solution, or of another new output."""
+    DEGENERATE_OUTPUT = "degenerate_output"
+    """A new output carries no information: a table with a header and no rows, an empty JSON array or
+    object, rows whose every numeric column holds one value."""
     CHANGES_PARENT_OUTPUT = "changes_parent_output"
     """The new steps changed or deleted a file the parent's tests read."""
     STEP_UNNECESSARY = "step_unnecessary"
@@ -122,6 +125,8 @@ class Reason(StrEnum):
     NEAR_DUPLICATE = "near_duplicate"
     UNSOLVED = "unsolved"
     """No attempt of the solver agent solved the child (with --require-solvable)."""
+    TOO_EASY = "too_easy"
+    """The solver agent solved the child in more than --max-solve-rate of its attempts."""
     NO_PARENT = "no_parent"
     EARLIER_CHECK_FAILED = "earlier_check_failed"
     SANDBOX_ERROR = "sandbox_error"
