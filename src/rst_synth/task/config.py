@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rst_synth.task.errors import TaskFormatError
 
@@ -96,6 +96,8 @@ class Figures(BaseModel):
     """Simple commands bash executed during the oracle run (xtrace count)."""
     oracle_sec: float | None = None
     """Wall time of the oracle run."""
+    test_sec: float | None = None
+    """Wall time of the tests (`test.sh`) after the oracle run: what the verifier's limit scales with."""
     build_sec: float | None = None
     """Wall time of the image build (0 when the image was cached)."""
     tokens_in: int | None = None
@@ -118,17 +120,43 @@ class Metrics(_Section, Figures):
     """[metadata.metrics]: the figures measured while validating the task; never typed by hand."""
 
 
+class SolveRate(_Section):
+    """How often one agent solved the task ([metadata.solve_rate.<eval id>])."""
+
+    rate: float = Field(ge=0, le=1)
+    """Attempts with reward 1 divided by `k`."""
+    agent: str | None = None
+    """The agent's short name (None where an older export did not record it)."""
+    model: str | None = None
+    """The model behind the agent."""
+    k: int | None = Field(default=None, ge=1)
+    """Attempts the rate is over."""
+
+
 class Metadata(_Section):
     """The [metadata] table: free-form in Harbor, with our lineage and metrics inside."""
 
     difficulty: str | None = None
-    """Computed from measured figures for synthesized tasks, never inherited."""
+    """Computed for synthesized tasks, never inherited: from an agent's solve rate where one ran,
+    else from the measured size (task.metrics.label_difficulty)."""
+    difficulty_source: str | None = None
+    """What `difficulty` was computed from: "size", or the key in `solve_rate` whose rate set it."""
     category: str | None = None
     tags: list[str] = Field(default_factory=list)
     lineage: Lineage | None = None
     metrics: Metrics | None = None
-    solve_rate: dict[str, float] | None = None
-    """Share of solved `rst eval` attempts per <agent>-<model>, written by `rst export`."""
+    solve_rate: dict[str, SolveRate] | None = None
+    """Per eval id (`<agent>-<model>`, the solver's `solver-<model>`): the share of that agent's
+    attempts that solved the task, with the agent, model and k; the solver's is written at
+    acceptance, `rst eval`'s by `rst export`."""
+
+    @field_validator("solve_rate", mode="before")
+    @classmethod
+    def _bare_shares(cls, value: Any) -> Any:
+        # Exports made before agent, model and k were recorded wrote a bare share per eval id.
+        if isinstance(value, dict):
+            return {key: {"rate": share} if isinstance(share, (int, float)) else share for key, share in value.items()}
+        return value
 
 
 class VerifierConfig(_Section):

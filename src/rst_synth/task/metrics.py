@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rst_synth.task.config import Metadata
 from rst_synth.task.paths import TaskPaths
 from rst_synth.task.task import Task
 
@@ -34,13 +35,48 @@ def executed_commands(xtrace: str) -> int:
     return sum(1 for line in xtrace.splitlines() if _XTRACE_LINE.match(line))
 
 
-def difficulty(executed: int | None, lines: int | None) -> str | None:
-    """A label computed from measured size, so it never goes stale across rounds."""
+EASY_SOLVE_RATE = 0.75
+"""An agent that solves a task in at least three of four attempts finds it easy..."""
+MEDIUM_SOLVE_RATE = 0.25
+"""...in at least one of four, medium; below that, hard."""
+EASY_SIZE = 60
+"""Without an agent: under 60 executed commands and solution lines (the larger) is easy..."""
+MEDIUM_SIZE = 200
+"""...under 200 medium; anything larger hard."""
+SIZE = "size"
+"""`difficulty_source` of a label computed from the measured size."""
+
+
+def size_difficulty(executed: int | None, lines: int | None) -> str | None:
+    """The label from measured size alone: the larger of executed commands and solution lines."""
     if executed is None and lines is None:
         return None
     size = max(executed or 0, lines or 0)
-    if size < 60:
+    if size < EASY_SIZE:
         return "easy"
-    if size < 200:
+    if size < MEDIUM_SIZE:
         return "medium"
     return "hard"
+
+
+def rate_difficulty(rate: float) -> str:
+    """The label from an agent's solve rate."""
+    if rate >= EASY_SOLVE_RATE:
+        return "easy"
+    if rate >= MEDIUM_SOLVE_RATE:
+        return "medium"
+    return "hard"
+
+
+def label_difficulty(metadata: Metadata) -> None:
+    """Set `difficulty` and `difficulty_source`: from the solve rate of the agent with the most
+    attempts (ties: the first eval id in order) where any agent ran, else from the size in
+    `metrics`; never inherited, so a label says what this task measured."""
+    rates = metadata.solve_rate or {}
+    if rates:
+        source, chosen = max(sorted(rates.items()), key=lambda item: item[1].k or 0)
+        metadata.difficulty, metadata.difficulty_source = rate_difficulty(chosen.rate), source
+        return
+    metrics = metadata.metrics
+    label = size_difficulty(metrics.executed_commands, metrics.solution_lines) if metrics else None
+    metadata.difficulty, metadata.difficulty_source = label, SIZE if label else None

@@ -198,6 +198,8 @@ class Validator:
                 states.child_before, states.child_after = outcome.before or {}, outcome.after or {}
             if outcome.solve is not None:
                 report.figures.oracle_sec = round(outcome.solve.duration_sec, 3)
+            if outcome.verify is not None:  # the verifier's limit is set from it (task/limits.py)
+                report.figures.test_sec = round(outcome.verify.duration_sec, 3)
             if outcome.xtrace is not None:
                 report.figures.executed_commands = executed_commands(outcome.xtrace)
             return _expect(Check.ORACLE, outcome, want_solved=True, fail_reason=Reason.TESTS_FAILED)
