@@ -33,6 +33,7 @@ def _run(root: Path) -> Store:
         (Check.MUTATION, Reason.WEAK_TESTS),
         (Check.MUTATION, Reason.WEAK_TESTS),
         (Check.REDUNDANCY, Reason.REDUNDANT_OUTPUT),
+        (Check.DEGENERATE, Reason.DEGENERATE_OUTPUT),
     ]
     for i, (check, reason) in enumerate(rejected):
         cid = f"bad{i}"
@@ -48,12 +49,14 @@ def test_rejections_per_quality_check_and_the_median_kill_rate(tmp_path: Path) -
     assert stats.quality_rejections == {
         "instruction_paths": 0,
         "redundancy": 1,
+        "degenerate": 1,
         "parent_outputs": 0,
         "steps": 0,
         "mutation": 2,
     }
     assert stats.median_kill_rate == 0.9  # of 1.0 and 0.8; the task without new outputs has none
     assert stats.pass_rates["mutation"] == 0.6 and stats.pass_rates["redundancy"] == 0.0
+    assert stats.pass_rates["degenerate"] == 0.0
     assert stats.pass_rates["steps"] is None  # never ran
     assert set(QUALITY_CHECKS) <= set(stats.pass_rates)
 
@@ -62,7 +65,7 @@ def test_rst_stats_prints_the_quality_table(tmp_path: Path) -> None:
     _run(tmp_path).close()
     result = CliRunner().invoke(app, ["stats", str(tmp_path)], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
-    assert "quality checks" in result.output and "med. kill rate" in result.output
+    assert "quality checks" in result.output and "med. kill rate" in result.output and "degenerate" in result.output
     rows = [line for line in result.output.splitlines() if line.lstrip("│ ").startswith("1 ")]
     row = rows[-1]  # round 1 of the second table
     assert "2 (60%)" in row and "1 (0%)" in row and "90%" in row

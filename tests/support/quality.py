@@ -1,7 +1,8 @@
 """Tiny parents and children for the quality checks: each child triggers one reason, or none.
 
 They use only what the fake sandbox understands (`echo TEXT > PATH`, `read_text().strip() == ...`,
-`exists()`), which is real bash and pytest too, so the same tasks run on the fake and on Docker.
+`exists()`), which is real bash and pytest too, so the same tasks run on the fake and on Docker;
+`varying` alone writes several lines (`printf`) and needs the real engine.
 """
 
 from __future__ import annotations
@@ -96,9 +97,29 @@ def gap(root: Path) -> tuple[Task, Task]:
     return child(up, writes("r1s1", "/app/summary.txt", SUMMARY, instruction=f"Write the line `{SUMMARY}`.")), up
 
 
+TABLE = "/app/above_mean.csv"
+"""Where the table children write: the rows of a filter "above the mean"."""
+
+
+def degenerate(root: Path) -> tuple[Task, Task]:
+    """The filter leaves a header and no rows (one `echo`: the fake sandbox writes it too)."""
+    up = parent(root)
+    return child(up, writes("r1s1", TABLE, "name,count")), up
+
+
+def varying(root: Path) -> tuple[Task, Task]:
+    """`degenerate` with two rows whose counts differ; written with `printf`, so the real engine only."""
+    up = parent(root)
+    solution = f"printf '%s\\n' name,count alice,3 bob,5 > {TABLE}\n"
+    test = reads_test(TABLE, "name,count\\nalice,3\\nbob,5")
+    instruction = f"Write {TABLE}: the header `name,count`, then the rows `alice,3` and `bob,5`, one per line."
+    return child(up, step("r1s1", solution, test, instruction)), up
+
+
 CASES: dict[str, Callable[[Path], tuple[Task, Task]]] = {
     "instruction_gap": gap,
     "redundant_output": redundant,
+    "degenerate_output": degenerate,
     "changes_parent_output": changes_parent,
     "step_unnecessary": unnecessary,
     "weak_tests": weak,

@@ -62,6 +62,7 @@ def test_details_name_the_file_and_the_step(tmp_path: Path) -> None:
         "the tests still pass with /app/summary.txt changed (line 1: 3 -> 4; line 1 dropped); 1 of 3 edits"
     )
     assert details["instruction_gap"].startswith("/app/summary.txt is read by tests/test_step_r1s1.py")
+    assert details["degenerate_output"] == "/app/above_mean.csv: a header and no rows"
 
 
 def test_two_new_outputs_with_one_content_are_redundant(tmp_path: Path) -> None:

@@ -38,6 +38,15 @@ def test_each_reason_rejects_the_child_written_for_it(tmp_path: Path, reason: st
     assert "/app/" in failure.detail or "step r1s2" in failure.detail
 
 
+def test_the_header_only_table_with_varying_rows_is_accepted(tmp_path: Path) -> None:
+    """The degenerate_output case above, its table given rows whose counts differ."""
+    child, parent = quality.varying(tmp_path)
+    report = validate(child, parent)
+    assert report.accepted, report.first_failure
+    assert report.result_of("degenerate").detail.startswith("1 of 1 new output(s) judged")
+    assert our_containers() == []
+
+
 def test_mutations_run_as_root_while_the_tests_run_as_the_images_user(tmp_path: Path) -> None:
     """The image's USER wrote the output; copies and restores work, and the tests still pass after."""
     dockerfile = BASE_DOCKERFILE + "RUN useradd -m agent && chown agent /app\nUSER agent\n"

@@ -88,6 +88,7 @@ _SHORT = {
     Check.DETERMINISM: "determ",
     Check.INSTRUCTION_PATHS: "instr",
     Check.REDUNDANCY: "redund",
+    Check.DEGENERATE: "degen",
     Check.PARENT_OUTPUTS: "p.outs",
     Check.MUTATION: "mutat",
 }

@@ -26,6 +26,8 @@ class Check(StrEnum):
     """Every path the new tests read is named by the instruction."""
     REDUNDANCY = "redundancy"
     """No new output is a copy of another file."""
+    DEGENERATE = "degenerate"
+    """No new output is empty of information (validator/degenerate.py)."""
     PARENT_OUTPUTS = "parent_outputs"
     """The new steps leave the files the parent's tests read as the parent's solution left them."""
     STEPS = "steps"
@@ -38,8 +40,16 @@ class Check(StrEnum):
     """Optional, by the engine: an agent attempts the accepted child (`rst synth --solver-model`)."""
 
 
-QUALITY_CHECKS = (Check.INSTRUCTION_PATHS, Check.REDUNDANCY, Check.PARENT_OUTPUTS, Check.STEPS, Check.MUTATION)
-"""The checks of validator/quality.py, in the order they run."""
+QUALITY_CHECKS = (
+    Check.INSTRUCTION_PATHS,
+    Check.REDUNDANCY,
+    Check.DEGENERATE,
+    Check.PARENT_OUTPUTS,
+    Check.STEPS,
+    Check.MUTATION,
+)
+"""The checks of validator/quality.py, validator/degenerate.py and validator/mutation.py, in the
+order they run."""
 
 
 class Verdict(StrEnum):

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from rst_synth.sandbox import BuildError, Container, Sandbox, SandboxError
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import executed_commands, solution_lines
+from rst_synth.validator.degenerate import degenerate_outputs
 from rst_synth.validator.models import (
     QUALITY_CHECKS,
     Check,
@@ -255,10 +256,12 @@ class Validator:
     async def _quality(
         self, task: Task, parent: Task, report: ValidationReport, states: States, box: Container
     ) -> None:
-        """The quality checks: three from the recorded states and the task files, then the steps and
-        mutation checks concurrently, the mutations in the oracle's kept container `box`."""
+        """The quality checks: three from the recorded states and the task files and the degenerate
+        check, which reads the new outputs in the oracle's kept container `box`; then the steps and
+        mutation checks concurrently, the mutations in `box`."""
         outputs = new_outputs(states)
-        judged = [instruction_paths(task, parent), redundancy(outputs, states), parent_outputs(parent, states)]
+        empty = await _timed(Check.DEGENERATE, lambda: degenerate_outputs(box, outputs))
+        judged = [instruction_paths(task, parent), redundancy(outputs, states), empty, parent_outputs(parent, states)]
         report.checks += judged
         if not all(c.passed for c in judged):
             self._skip_rest(report, after=Check.PARENT_OUTPUTS, parent=parent)
