@@ -12,9 +12,13 @@ import pytest
 from rst_synth.llm import LLMConfig
 from rst_synth.proposers import Proposal, ProposalError, make_proposer
 from rst_synth.proposers.llm import LLMProposalError, LLMProposer, LLMProposerConfig, parts_of
+from rst_synth.proposers.llm.proposer import REPAIR_HINTS
+from rst_synth.sandbox import FileDigest
 from rst_synth.task import Task
 from rst_synth.validator import ValidationReport
+from rst_synth.validator.degenerate import degenerate_outputs
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from tests.support.fakes import FakeContainer, FakeSandbox
 from tests.support.llm_proposer import (
     GOOD_ADDENDUM,
     GOOD_STEPS,
@@ -211,6 +215,35 @@ def test_repair_shows_the_rejection_and_keeps_what_it_does_not_replace(tmp_path:
     assert parts_of(parent, fixed.task).steps == parts_of(parent, weak.task).steps  # untouched parts stay
     assert fixed.task.instruction == weak.task.instruction and fixed.seed == weak.seed
     assert fixed.usage.calls == 4 and fixed.usage.tokens_in == weak.usage.tokens_in + 1000
+
+
+def test_a_repair_after_a_degenerate_output_names_the_path_and_what_to_change(tmp_path: Path) -> None:
+    parent = small_parent(tmp_path)
+    box = FakeContainer(FakeSandbox())
+    box.files = {"/app/report/upper.csv": b"word,count\n", "/app/report/size.txt": b"5\n"}
+    state = {path: FileDigest(len(body), "") for path, body in box.files.items()}
+    degenerate = asyncio.run(degenerate_outputs(box, state))
+    assert degenerate.reason is Reason.DEGENERATE_OUTPUT
+    report = ValidationReport(
+        task="x", checks=[CheckResult(check=Check.ORACLE, verdict=Verdict.PASS, reason=Reason.OK), degenerate]
+    )
+    with FakeOpenAI() as server:
+        server.responder = stage_responder(good_replies())
+
+        async def work() -> None:
+            proposer = make_proposer_for(server, tmp_path / "cache")
+            try:
+                await proposer.repair(parent, await proposer.propose(parent, seed=4), report, attempt=1)
+            finally:
+                await proposer.llm().close()
+
+        asyncio.run(work())
+    prompt = server.requests[-1]["messages"][-1]["content"]
+    assert stage_of(server.requests[-1]) == "repair"
+    assert "- check: degenerate" in prompt and "- reason: degenerate_output" in prompt
+    assert "- detail: /app/report/upper.csv: a header and no rows" in prompt
+    assert f"- what it means: {REPAIR_HINTS[Reason.DEGENERATE_OUTPUT]}" in prompt
+    assert "/app/report/upper.csv:\nword,count\n" in prompt  # the output as the validator read it
 
 
 def test_repair_with_nothing_usable_is_a_proposal_error(tmp_path: Path) -> None:

@@ -70,6 +70,10 @@ REPAIR_HINTS: dict[Reason, str] = {
     Reason.REDUNDANT_OUTPUT: "redundancy check: a new output is a byte-for-byte copy of a file the parent's "
     "solution left (or of another new output), so it adds no work: compute something new instead of copying "
     "a file or writing the same result under another name",
+    Reason.DEGENERATE_OUTPUT: "degenerate check: a new output carries no information (a header and no rows, an "
+    "empty JSON array or object, or rows whose every numeric column holds one value): compute something that "
+    "varies from row to row, and choose rows, columns and filters the parent's data actually fills (a filter "
+    "that keeps some rows, a measure that differs between groups) instead of counting or summing a constant",
     Reason.CHANGES_PARENT_OUTPUT: "parent_outputs check: the new steps change or delete a file the parent's tests "
     "read; leave the parent's outputs as they are (no appending, no overwriting) and write new files instead",
     Reason.STEP_UNNECESSARY: "steps check: with one of the new steps left out the tests still pass, so that step "
