@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rst_synth.proposers.columns import column_roles, columns_json
+
 SAMPLE_CHARS = 4000
 
 
@@ -45,11 +47,15 @@ class Artifact(BaseModel):
     new: bool = True
     """False when the file existed in the image and the solution modified it."""
     executable: bool = False
+    input: bool = False
+    """One of the task's inputs: present in the image, named by the instruction, left as it was. A step may
+    read it, never change it or write beside it (its tests may compare the folder)."""
     bookkeeping: bool = False
     """A checksum list, archive, listing or count of other files: later steps never build on it."""
     details: dict[str, Any] = Field(default_factory=dict)
-    """Kind-specific facts: csv `header`/`numeric`/`categorical`/`rows`/`delimiter`, json `type`/`keys`/
-    `numeric_keys`/`string_keys`/`length`, text `lines`, sqlite `tables` {name: [columns]} and `rows`,
+    """Kind-specific facts: csv `header`/`numeric`/`categorical`/`rows`/`delimiter`/`columns` (each column's
+    role, columns.py), json `type`/`keys`/`numeric_keys`/`string_keys`/`length` (records: `columns`), text
+    `lines`, sqlite `tables` {name: [columns]}, `rows` and `columns` {table: {column: role}},
     archive `format`/`members`, git `commits`/`branch`, config `format`/`sections`."""
     sample: str = ""
     """The first few thousand characters of text content."""
@@ -68,7 +74,9 @@ class Artifact(BaseModel):
 
 
 def csv_output(path: str, header: list[str], numeric: list[str], rows: int | None = None) -> Artifact:
-    """A comma-separated file a step writes, described as discovery describes one, for later steps."""
+    """A comma-separated file a step writes, described as discovery describes one, for later steps. Its
+    columns' roles are left unknown until discovery reads the file (a filter or a join changes them), so
+    operators that need roles wait for the next round."""
     return Artifact(
         path=path,
         kind=Kind.CSV,
@@ -132,7 +140,14 @@ def _csv_details(text: str, delimiter: str) -> dict[str, Any] | None:
     categorical = [
         h for i, h in enumerate(header) if h not in numeric and 1 < len({r[i] for r in body}) <= max(2, len(body) // 2)
     ]
-    return {"header": header, "numeric": numeric, "categorical": categorical, "rows": len(body), "delimiter": delimiter}
+    return {
+        "header": header,
+        "numeric": numeric,
+        "categorical": categorical,
+        "rows": len(body),
+        "delimiter": delimiter,
+        "columns": columns_json(column_roles(header, body)),
+    }
 
 
 def _json_details(text: str) -> dict[str, Any] | None:
@@ -144,12 +159,15 @@ def _json_details(text: str) -> dict[str, Any] | None:
         records = [d for d in data if isinstance(d, dict)]
         if records and len(records) == len(data):
             keys = sorted(set.intersection(*(set(d) for d in records)))
+            scalar = [k for k in keys if all(isinstance(d[k], (str, int, float, bool)) for d in records)]
+            cells = [[_cell(d[k]) for k in scalar] for d in records]
             return {
                 "type": "records",
                 "length": len(data),
                 "keys": keys,
                 "numeric_keys": [k for k in keys if all(_is_num(d[k]) for d in records)],
                 "string_keys": [k for k in keys if all(isinstance(d[k], str) for d in records)],
+                "columns": columns_json(column_roles(scalar, cells)),
             }
         return {"type": "array", "length": len(data)}
     if isinstance(data, dict):
@@ -160,6 +178,13 @@ def _json_details(text: str) -> dict[str, Any] | None:
             "string_keys": sorted(k for k, v in data.items() if isinstance(v, str)),
         }
     return {"type": "scalar"}
+
+
+def _cell(value: object) -> str:
+    """A JSON scalar as the text a CSV cell would hold (booleans as 0/1: they are flags)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
 
 
 def _is_num(value: object) -> bool:
@@ -219,6 +244,7 @@ def _sqlite_details(content: bytes) -> dict[str, Any]:
                 t: [(r[1], (r[2] or "").upper()) for r in con.execute(f'PRAGMA table_info("{t}")')] for t in tables
             }
             rows = {t: con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in tables}
+            roles = {t: _table_roles(con, t, [c for c, _ in columns[t]]) for t in tables}
             views = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='view' ORDER BY name")]
             con.close()
         except sqlite3.Error:
@@ -228,4 +254,20 @@ def _sqlite_details(content: bytes) -> dict[str, Any]:
         "types": {t: dict(cols) for t, cols in columns.items()},
         "rows": rows,
         "views": views,
+        "columns": roles,
     }
+
+
+ROLE_SAMPLE_ROWS = 2000
+"""Rows of a table read to infer its columns' roles (the first ones, in rowid order)."""
+
+
+def _table_roles(con: sqlite3.Connection, table: str, names: list[str]) -> dict[str, Any]:
+    """The roles of a table's columns, from its first rows (NULL as an empty cell)."""
+    quoted = ", ".join('"' + n.replace('"', '""') + '"' for n in names)
+    try:
+        body = con.execute(f'SELECT {quoted} FROM "{table}" LIMIT {ROLE_SAMPLE_ROWS}').fetchall()
+    except sqlite3.Error:
+        return {}
+    cells = [["" if v is None else _cell(v) for v in row] for row in body]
+    return columns_json(column_roles(names, cells))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import shlex
 from pathlib import PurePosixPath
 
@@ -17,6 +18,8 @@ from rst_synth.validator import Reason
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_ARTIFACTS = 60
+MAX_INPUTS = 30
+"""Inputs (files in the image that the instruction names) read beside the files the solution made."""
 GIT_LOG_COMMITS = 60
 TOOLS = (
     "python3",
@@ -109,7 +112,39 @@ async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> D
         modules = [t[3:] for t in tools_out.output.split() if t.startswith("py:")]
         changed = sorted(p for p, meta in after.items() if before.get(p) != meta)
         artifacts = await _collect(box, changed, after, before, workdir)
+        artifacts += await _inputs(box, named_inputs(task.instruction, before, after), after)
     return Discovery(workdir=workdir, artifacts=artifacts, tools=tools, python_modules=modules)
+
+
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~/-])(/[A-Za-z0-9_.@+-]+(?:/[A-Za-z0-9_.@+-]+)*)/?")
+
+
+_PLANTED = re.compile(r"/incoming/r\d+s\d+/")
+"""What an earlier step planted for itself (a feed, batches, a defective tool): material of that step."""
+
+
+def named_inputs(instruction: str, before: Listing, after: Listing) -> list[str]:
+    """The task's inputs: files the image holds and the solution leaves as they were, that the instruction
+    names, or that lie in a folder it names (two levels deep at most); hidden paths and what earlier steps
+    planted for themselves left out."""
+    named = {m.group(1).rstrip(".,:;") for m in _ABSOLUTE_PATH.finditer(instruction)}
+    unchanged = sorted(p for p, meta in before.items() if after.get(p) == meta)
+    found: list[str] = []
+    for path in unchanged:
+        if any(part.startswith(".") for part in PurePosixPath(path).parts) or _PLANTED.search(path):
+            continue
+        folder = next((n for n in named if path.startswith(n.rstrip("/") + "/")), None)
+        if path in named or (folder is not None and path[len(folder) :].count("/") <= 2):
+            found.append(path)
+    return found[:MAX_INPUTS]
+
+
+async def _inputs(box: Container, paths: list[str], after: Listing) -> list[Artifact]:
+    artifacts = []
+    for artifact in await _read_artifacts(box, paths, after, frozenset(paths)):
+        artifact.input, artifact.new = True, False
+        artifacts.append(artifact)
+    return artifacts
 
 
 async def _collect(box: Container, changed: list[str], after: Listing, before: Listing, workdir: str) -> list[Artifact]:
@@ -120,7 +155,13 @@ async def _collect(box: Container, changed: list[str], after: Listing, before: L
     # Files under the work directory first: they are the task's own outputs.
     plain = [p for p in changed if "/.git/" not in p]
     plain.sort(key=lambda p: (not p.startswith(workdir.rstrip("/") + "/"), p))
-    for path in plain[:MAX_ARTIFACTS]:
+    return artifacts + await _read_artifacts(box, plain[:MAX_ARTIFACTS], after, frozenset(before))
+
+
+async def _read_artifacts(box: Container, paths: list[str], after: Listing, existed: frozenset[str]) -> list[Artifact]:
+    """Read and classify each file of `paths` (as `after` lists them); `existed`: the paths the image had."""
+    artifacts = []
+    for path in paths:
         size, _, mode = after[path]
         content = b""
         if size <= MAX_FILE_BYTES:
@@ -132,7 +173,7 @@ async def _collect(box: Container, changed: list[str], after: Listing, before: L
                 path=path,
                 kind=kind,
                 size=size,
-                new=path not in before,
+                new=path not in existed,
                 executable=bool(mode & 0o111),
                 details=details,
                 sample=sample,

@@ -55,8 +55,11 @@ class StepContext:
     """Every earlier step of the lineage, this child's earlier steps included."""
 
     def output_path(self, artifact: Artifact, suffix: str, ext: str) -> str:
-        """A fresh output path next to `artifact`: <dir>/<stem>_<suffix>.<ext>."""
+        """A fresh output path next to `artifact`: <dir>/<stem>_<suffix>.<ext>; for one of the task's inputs,
+        under <work root>/derived (nothing is written beside an input)."""
         directory = artifact.directory if artifact.kind is not Kind.GIT else str(PurePosixPath(artifact.path).parent)
+        if artifact.input:
+            directory = f"{work_root(self.discovery)}/derived"
         stem = re.sub(r"[^A-Za-z0-9_]+", "_", artifact.stem)[:40]
         candidate = f"{directory}/{stem}_{suffix}.{ext}"
         n = 2
@@ -65,6 +68,11 @@ class StepContext:
             n += 1
         self.taken_paths.add(candidate)
         return candidate
+
+
+def work_root(discovery: Discovery) -> str:
+    """Where a step's tools, planted inputs and derived files live: the image's work directory (else /srv)."""
+    return discovery.workdir.rstrip("/") if discovery.workdir not in ("", "/") else "/srv"
 
 
 KIND_FIT = {Kind.GIT: 2.0, Kind.SQLITE: 2.0, Kind.C_SOURCE: 1.5, Kind.PYTHON_SOURCE: 1.5, Kind.SHELL_SCRIPT: 1.5}
@@ -86,6 +94,9 @@ class Operator:
     it produces (statistics of statistics, a count of a conversion add length, not work)."""
     once: bool = False
     """At most one step of this operator in a lineage, whatever its input."""
+    changes_input: bool = False
+    """The step changes the artifact it consumes (its mode, its Makefile): never on one of the task's inputs,
+    which the parent's tests may require unchanged."""
     weight: float = 1.0
     """Base weight in the draw; workflow operators that need reasoning weigh more than one-command ones."""
 
@@ -102,7 +113,7 @@ class Operator:
         return True
 
     def can_use(self, artifact: Artifact, discovery: Discovery) -> bool:
-        if artifact.kind not in self.kinds:
+        if artifact.kind not in self.kinds or (artifact.input and self.changes_input):
             return False
         if not all(discovery.has_tool(t) or t in _INSTALLABLE for t in self.tools):
             return False

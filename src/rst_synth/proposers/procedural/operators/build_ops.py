@@ -49,6 +49,7 @@ class MakeInstallTargets(Operator):
     """`make install` / `make uninstall` with DESTDIR and PREFIX for a program the Makefile builds."""
 
     name = "make-install-targets"
+    changes_input = True
     kinds = (Kind.EXECUTABLE,)
     tools = ("make",)
     weight = 3.0

@@ -51,6 +51,7 @@ class PermissionsPolicy(Operator):
     """Apply a planted permissions policy to a result folder and audit the outcome."""
 
     name = "permissions-policy"
+    changes_input = True
     kinds = DATA_KINDS
     tools = ("python3",)
     weight = 1.0  # a few chown and chmod calls: less reasoning than a tool with a contract

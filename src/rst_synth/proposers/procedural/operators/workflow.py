@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import StepContext, q
+from rst_synth.proposers.procedural.operator import work_root as work_root  # where operators look it up
 from rst_synth.proposers.procedural.operators.csv_ops import slug
 
 DECIMAL = re.compile(r"-?\d+(\.\d+)?")
@@ -118,11 +119,6 @@ def csv_shape(artifact: Artifact, ctx: StepContext, pairs: list[tuple[str, str]]
     assert found is not None  # csv_pairs checked it
     rows, complete = found
     return CsvShape(path=artifact.path, header=rows[0], group=group, value=value, rows=rows[1:], complete=complete)
-
-
-def work_root(discovery: Discovery) -> str:
-    """Where a step's tools and planted inputs live: the image's work directory (else /srv)."""
-    return discovery.workdir.rstrip("/") if discovery.workdir not in ("", "/") else "/srv"
 
 
 def inside_git(path: str, discovery: Discovery) -> bool:
