@@ -37,4 +37,9 @@ def test_eval_of_a_run_reports_rounds_and_feeds_stats_and_export(tmp_path: Path)
     exported = rst("export", str(run), "--out", str(tmp_path / "dataset"))
     assert exported.returncode == 0, exported.stderr
     task_toml = next((tmp_path / "dataset").glob("*/task.toml"))
-    assert tomllib.loads(task_toml.read_text())["metadata"]["solve_rate"] == {"oracle": 1.0, "nop": 0.0}
+    metadata = tomllib.loads(task_toml.read_text())["metadata"]
+    assert metadata["solve_rate"] == {
+        "oracle": {"rate": 1.0, "agent": "oracle", "k": 2},
+        "nop": {"rate": 0.0, "agent": "nop", "k": 1},
+    }
+    assert (metadata["difficulty"], metadata["difficulty_source"]) == ("easy", "oracle")  # the most attempts

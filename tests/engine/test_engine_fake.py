@@ -149,3 +149,28 @@ def test_frontier_samples_round_robin_across_root_seeds(tmp_path: Path) -> None:
     chosen = frontier(store, 2, cap=3, run_seed=0)
     assert sorted(row.root_id for row in chosen) == ["seed0", "seed1", "seed2"]
     assert [r.id for r in chosen] == [r.id for r in frontier(store, 2, cap=3, run_seed=0)]
+
+
+def test_acceptance_realigns_limits_and_labels_from_this_tasks_own_measures(tmp_path: Path) -> None:
+    seeds = tmp_path / "seeds"
+    write_task(
+        seeds,
+        name="seed0",
+        solve="touch /app/seed0\n",
+        tests={"test_outputs.py": touch_test("/app/seed0")},
+        instruction="Create /app/seed0.\n",
+        toml_extra='[metadata.solve_rate.llm-m]\nrate = 0.0\nagent = "llm"\nmodel = "m"\nk = 8\n',
+    )
+    _, store = run_engine(tmp_path / "run", seeds, FakeProposer(), rounds=1, fanout=1)
+    seed, child = (Task.load(tmp_path / "run" / store.tasks(r)[0].path).config for r in (0, 1))
+    # The seed was measured by an agent on itself: that rate labels it; its own 60 s limits are the floor.
+    assert (seed.metadata.difficulty, seed.metadata.difficulty_source) == ("hard", "llm-m")
+    assert seed.agent.timeout_sec is not None and seed.agent.timeout_sec >= 60 and seed.agent.timeout_sec % 60 == 0
+    # The child copied the seed's table and limits: the rate is dropped (no agent ran on the child),
+    # the label comes from its size, and its limits are its own, never below the seed's.
+    assert child.metadata.solve_rate is None
+    assert (child.metadata.difficulty, child.metadata.difficulty_source) == ("easy", "size")
+    assert child.agent.timeout_sec is not None and child.agent.timeout_sec >= seed.agent.timeout_sec
+    assert child.verifier.timeout_sec >= seed.verifier.timeout_sec == 120
+    metrics = child.metadata.metrics
+    assert metrics is not None and metrics.test_sec is not None and store.tasks(1)[0].test_sec == metrics.test_sec

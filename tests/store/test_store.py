@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 from rst_synth.report import run_stats
-from rst_synth.store import Store, TaskRow
+from rst_synth.store import AgentAttemptRow, Store, TaskRow
 from rst_synth.validator import Check, Reason
 
 
@@ -83,3 +83,49 @@ def test_attempts_written_by_the_first_schema_still_count(tmp_path) -> None:
     reopened = Store(tmp_path / "run.db")  # migration runs on open
     [stats] = run_stats(reopened)
     assert stats.pass_rates["oracle"] == 0.5 and stats.pass_rates["nop"] == 1.0
+
+
+def _attempt(task: str, attempt: int, reward: float) -> AgentAttemptRow:
+    return AgentAttemptRow(
+        eval_id="solver-m", task=task, round=1, attempt=attempt, reward=reward, ended="submitted",
+        path=f"solver/{task}/attempt-{attempt}", agent="llm", model="m",
+    )  # fmt: skip
+
+
+def test_the_solvers_attempts_are_accepted_with_their_task_or_not_at_all(tmp_path) -> None:
+    store = Store(tmp_path / "run.db")
+    store.add_candidate("c1", 1, "p", 7)
+    row = TaskRow(id="t1", name="o/t1", round=1, parent_id="p", root_id="p", path="x/t1", solve_rate=0.5)
+    store.accept("c1", row, b"", b"", [_attempt("t1", 0, 1.0), _attempt("t1", 1, 0.0)])
+    assert [(a.task, a.attempt, a.reward, a.agent, a.model) for a in store.agent_attempts("solver-m")] == [
+        ("t1", 0, 1.0, "llm", "m"),
+        ("t1", 1, 0.0, "llm", "m"),
+    ]
+    assert store.solve_rates(1) == {"t1": 0.5} and store.solve_rates(0) == {}
+    store.add_candidate("c2", 1, "p", 8)
+    with pytest.raises(sqlite3.IntegrityError):  # the task id is taken: its attempts are not written either
+        store.accept("c2", row, b"", b"", [_attempt("t2", 0, 1.0)])
+    assert {a.task for a in store.agent_attempts()} == {"t1"}
+
+
+def test_an_older_run_gains_the_test_time_and_the_attempts_agent_columns(tmp_path) -> None:
+    db = sqlite3.connect(tmp_path / "run.db")
+    db.executescript(
+        "CREATE TABLE tasks (id TEXT PRIMARY KEY, name TEXT NOT NULL, round INTEGER NOT NULL, parent_id TEXT,"
+        " root_id TEXT NOT NULL, path TEXT NOT NULL, proposer TEXT, steps TEXT, solution_lines INTEGER,"
+        " executed_commands INTEGER, oracle_sec REAL, created_at REAL NOT NULL);"
+        "CREATE TABLE agent_attempts (eval_id TEXT NOT NULL, task TEXT NOT NULL, round INTEGER NOT NULL,"
+        " attempt INTEGER NOT NULL, reward REAL NOT NULL, ended TEXT NOT NULL, steps INTEGER, tokens_in INTEGER,"
+        " tokens_out INTEGER, cost_usd REAL, seconds REAL, path TEXT NOT NULL, created_at REAL NOT NULL,"
+        " PRIMARY KEY (eval_id, task, attempt));"
+        "INSERT INTO agent_attempts VALUES ('llm-m', 't', 1, 0, 1.0, 'submitted', 3, 0, 0, 0, 1.0, 'p', 0);"
+    )
+    db.close()
+    store = Store(tmp_path / "run.db")
+    (old,) = store.agent_attempts()
+    assert (old.eval_id, old.agent, old.model) == ("llm-m", None, None)
+    store.add_candidate("c", 1, "p", 1)
+    store.accept(
+        "c", TaskRow(id="t", name="o/t", round=1, parent_id="p", root_id="p", path="x", test_sec=0.7), b"", b""
+    )
+    assert store.task("t").test_sec == 0.7

@@ -28,10 +28,15 @@ Ended = Literal[
 
 
 class AttemptLimits(BaseModel):
-    """What one attempt may spend; the wall time comes from task.toml [agent] timeout_sec."""
+    """What one attempt may spend; the wall time comes from task.toml [agent] timeout_sec.
 
-    max_steps: int = Field(default=40, ge=1)
-    """Commands the agent may run."""
+    No count of commands bounds an attempt unless one is given (Harbor's convention): the task's
+    [agent] timeout_sec, computed from its measured work (task/limits.py), is what bounds it, so an
+    agent that works in many small commands is not cut off before one that writes large scripts.
+    `rst eval`, the solver and the RL session all follow this rule."""
+
+    max_steps: int | None = Field(default=None, ge=1)
+    """Commands the agent may run; None: no count limit within the task's time (`--max-steps` caps it)."""
     command_timeout_sec: float = Field(default=120.0, gt=0)
     """Wall time of one command; past it the command is killed and the attempt goes on."""
     default_wall_sec: float = Field(default=1800.0, gt=0)
@@ -42,6 +47,10 @@ class AttemptLimits(BaseModel):
     """Dollars per attempt."""
     output_chars: int = Field(default=10_000, ge=200)
     """Longest command output shown to the model: longer output keeps its head and tail."""
+
+    def allows(self, steps: int) -> bool:
+        """Whether an attempt that ran `steps` commands may run another."""
+        return self.max_steps is None or steps < self.max_steps
 
 
 @dataclass(frozen=True)

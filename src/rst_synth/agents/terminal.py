@@ -102,7 +102,7 @@ class TerminalAgent:
         record.user(task.instruction)
         spent_tokens, spent_usd, format_errors, commands = 0, 0.0, 0, 0
         limits = shell.limits
-        while commands < limits.max_steps:
+        while limits.allows(commands):
             if limits.max_tokens is not None and spent_tokens >= limits.max_tokens:
                 return "token_limit"
             if limits.max_usd is not None and spent_usd >= limits.max_usd:

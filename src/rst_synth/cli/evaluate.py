@@ -52,7 +52,13 @@ def eval_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Where attempts go for task directories.")] = Path("evals"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     max_usd: Annotated[float | None, typer.Option(help="Stop starting attempts once they cost this much.")] = None,
-    max_steps: Annotated[int, typer.Option(help="Commands per attempt.")] = 40,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Most commands per attempt. [default: no count limit; the task's \\[agent] timeout_sec bounds it]",
+        ),
+    ] = None,
     command_timeout: Annotated[float, typer.Option(help="Seconds one command may run.")] = 120.0,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
     executor: Annotated[
@@ -68,6 +74,11 @@ def eval_command(
     the run's store and RUN/evals/<agent>-<model>/) or task directories (results under --out).
     Resumable: run it again and only unfinished attempts run. Every attempt writes trajectory.json
     (Harbor's ATIF v1.4) and result.json. pass@k is the unbiased estimator, averaged over tasks.
+
+    An attempt is bounded by its task's \\[agent] timeout_sec, which synthesis sets from the task's
+    measured work (instruction length, executed commands, solution lines, oracle time), and by no
+    count of commands, as in Harbor: a count would be a second, cruder clock that stops an agent
+    working in small commands before one that writes large scripts. --max-steps caps it by hand.
     """
     run = paths[0] if len(paths) == 1 and RunPaths(paths[0]).exists() else None
     options: dict[str, Any] = {

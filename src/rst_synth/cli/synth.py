@@ -91,7 +91,15 @@ def synth_command(
     ] = None,
     solver_k: Annotated[int | None, typer.Option(help="Solver attempts per accepted child. [default: 4]")] = None,
     require_solvable: Annotated[
-        bool | None, typer.Option("--require-solvable", help="Reject children no solver attempt solved.")
+        bool | None, typer.Option("--require-solvable", help="Reject children no solver attempt solved (unsolved).")
+    ] = None,
+    max_solve_rate: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Reject children the solver solved in more than this share of its attempts (too_easy).",
+        ),
     ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
@@ -130,6 +138,7 @@ def synth_command(
             "solver_model": solver_model,
             "solver_k": solver_k,
             "require_solvable": require_solvable,
+            "max_solve_rate": max_solve_rate,
         }.items()
         if v is not None
     }
@@ -143,6 +152,8 @@ def synth_command(
         if v
     }
     config = _config(paths, seeds_dir, given)
+    if config.solver_model is None and (config.require_solvable or config.max_solve_rate is not None):
+        raise fail("--require-solvable and --max-solve-rate judge by the solver: give --solver-model too")
     if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
         config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
     _own(lock)
@@ -226,7 +237,14 @@ def _solver(config: SynthConfig, paths: RunPaths, sandbox: Sandbox) -> Solver | 
         agent = make_agent("llm", **endpoint, model=config.solver_model, cache_dir=str(paths.root / "solver-cache"))
     except ValueError as exc:
         raise fail(str(exc).splitlines()[0]) from None
-    return Solver(agent, sandbox, k=config.solver_k, out_dir=paths.root / "solver", require=config.require_solvable)
+    return Solver(
+        agent,
+        sandbox,
+        k=config.solver_k,
+        out_dir=paths.root / "solver",
+        require=config.require_solvable,
+        max_rate=config.max_solve_rate,
+    )
 
 
 def _config(paths: RunPaths, seeds_dir: Path | None, given: dict[str, Any]) -> SynthConfig:

@@ -13,11 +13,12 @@ from pydantic import BaseModel
 
 from rst_synth.engine.accept import record_figures
 from rst_synth.engine.novelty import NoveltyIndex
-from rst_synth.engine.solver import Solver
+from rst_synth.engine.solver import Judgement, Solver
 from rst_synth.executors import Executor, LocalExecutor
 from rst_synth.proposers import Proposal, ProposalError, Proposer, Usage
 from rst_synth.sandbox import SandboxError
 from rst_synth.task import Task
+from rst_synth.task.limits import realign_limits
 from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Validator, Verdict
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,8 @@ class CandidateOutcome(BaseModel):
     attempts: int = 0
     """Validations run (the proposal and each repair)."""
     rejection: Rejection | None = None
+    judgement: Judgement | None = None
+    """The solver's attempts on the accepted child, where a solver ran."""
 
     @property
     def accepted(self) -> bool:
@@ -136,11 +139,15 @@ class CandidatePipeline:
                     )
                     continue
                 outcome.rejection = None
-                outcome.report = await self.validate(proposal.task, parent, key=f"{key}/{attempt}" if key else None)
+                outcome.report, judgement = await self._validate(
+                    proposal.task, parent, key=f"{key}/{attempt}" if key else None
+                )
                 outcome.attempts += 1
                 events.validated(attempt, outcome.report)
                 if outcome.report.accepted:
-                    record_figures(proposal.task, outcome.report, attempt, proposal)
+                    solved = (judgement.eval_id, judgement.rate) if judgement else None
+                    record_figures(proposal.task, outcome.report, attempt, proposal, parent=parent, solved=solved)
+                    outcome.judgement = judgement
                     return outcome
         except SandboxError as exc:  # discovery's container failed: this candidate errs, the run goes on
             outcome.rejection = Rejection(
@@ -162,7 +169,14 @@ class CandidatePipeline:
             return await self.proposer.repair(parent, outcome.proposal, outcome.report, attempt=attempt)
 
     async def validate(self, task: Task, parent: Task | None, *, key: str | None = None) -> ValidationReport:
-        """The validator's report (run by the executor), with the novelty check appended for an accepted child."""
+        """The validator's report (run by the executor), with the novelty check appended for an
+        accepted child, and the solvable check when a solver is set."""
+        report, _ = await self._validate(task, parent, key=key)
+        return report
+
+    async def _validate(
+        self, task: Task, parent: Task | None, *, key: str | None = None
+    ) -> tuple[ValidationReport, Judgement | None]:
         async with self._validate_slots:
             report = await self.executor.validate(task, parent, key=key)
         if report.accepted and parent is not None and self.novelty is not None:
@@ -176,10 +190,15 @@ class CandidatePipeline:
                     detail=f"near-duplicate of {twin}" if twin else "",
                 )
             )
-        if report.accepted and parent is not None and self.solver is not None:
-            check, report.figures.solve_rate = await self.solver.judge(task)
-            report.checks.append(check)
-        return report
+        if not (report.accepted and parent is not None and self.solver is not None):
+            return report, None
+        # The solver works within the limits the child will carry, not the ones it copied from its parent.
+        attempted = task.model_copy(update={"config": task.config.model_copy(deep=True)})
+        realign_limits(attempted, report.figures, parent)
+        judgement = await self.solver.judge(attempted)
+        report.figures.solve_rate = judgement.rate.rate
+        report.checks.append(judgement.check)
+        return report, judgement
 
 
 def _same_child(a: Task, b: Task) -> bool:

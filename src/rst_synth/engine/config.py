@@ -50,6 +50,9 @@ class SynthConfig(BaseModel):
     """Attempts of the solver per accepted child."""
     require_solvable: bool = False
     """Reject a child that no solver attempt solved (reason `unsolved`)."""
+    max_solve_rate: float | None = Field(default=None, ge=0, le=1)
+    """Reject a child the solver solved in more than this share of its attempts (reason `too_easy`);
+    None: no upper bound."""
     seed: int = 0
     """Seed of every random choice of the run (frontier samples, proposer seeds)."""
     novelty: NoveltyConfig = Field(default_factory=NoveltyConfig)

@@ -21,10 +21,10 @@ from rst_synth.engine.candidate import CandidateOutcome, CandidatePipeline, reje
 from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.frontier import frontier, stable_seed
 from rst_synth.engine.novelty import NoveltyIndex
-from rst_synth.engine.solver import Solver
+from rst_synth.engine.solver import Judgement, Solver
 from rst_synth.executors import Executor
 from rst_synth.proposers import Proposer, Usage
-from rst_synth.store import RunPaths, Store, TaskRow
+from rst_synth.store import AgentAttemptRow, RunPaths, Store, TaskRow
 from rst_synth.task import Figures, Task, TaskFormatError, TaskPaths
 from rst_synth.validator import Check, Reason, ValidationReport, Validator
 
@@ -150,7 +150,7 @@ class Engine:
         parent = self._load(parent_row)
         outcome = await self.pipeline.run(parent, seed=seed, events=_StoreEvents(self, cid, round_), key=cid)
         if outcome.accepted and outcome.proposal is not None:
-            self._accept(cid, round_, outcome.proposal.task, parent, parent_row)
+            self._accept(cid, round_, outcome.proposal.task, parent, parent_row, outcome.judgement)
             return
         self._reject(cid, round_, outcome)
 
@@ -195,7 +195,9 @@ class Engine:
         self.store.reject_candidate(cid, rejection.check, rejection.reason, rejection.detail, status=rejection.status)
         self.progress.candidate_finished(round_, False, outcome.proposal.usage.cost_usd if outcome.proposal else 0.0)
 
-    def _accept(self, cid: str, round_: int, task: Task, parent: Task, parent_row: TaskRow) -> None:
+    def _accept(
+        self, cid: str, round_: int, task: Task, parent: Task, parent_row: TaskRow, judgement: Judgement | None
+    ) -> None:
         task_id = task.short_name
         target = self.paths.task_dir(round_, task_id)
         lineage = task.config.metadata.lineage
@@ -203,7 +205,35 @@ class Engine:
             lineage.parent_path = os.path.relpath(self.paths.root / parent_row.path, target)
         task.save(target, overwrite=True)  # complete on disk before the store knows it
         whole, added = self.novelty.fingerprints(task, parent)
-        self._store_accepted(cid, task, task_id, round_, parent_row.id, parent_row.root_id, target, whole, added)
+        solver_rows = self._solver_rows(judgement, task_id, round_)
+        self._store_accepted(
+            cid, task, task_id, round_, parent_row.id, parent_row.root_id, target, whole, added, solver_rows
+        )
+
+    def _solver_rows(self, judgement: Judgement | None, task_id: str, round_: int) -> list[AgentAttemptRow]:
+        """The solver's attempts on an accepted task as rows of the eval `solver-<model>`, so pass@k per
+        round shows in `rst stats` and `rst report` as for `rst eval`."""
+        if judgement is None:
+            return []
+        return [
+            AgentAttemptRow(
+                eval_id=judgement.eval_id,
+                task=task_id,
+                round=round_,
+                attempt=a.result.attempt,
+                reward=a.result.reward,
+                ended=a.result.ended,
+                steps=a.result.steps,
+                tokens_in=a.result.tokens_in,
+                tokens_out=a.result.tokens_out,
+                cost_usd=a.result.cost_usd,
+                seconds=a.result.seconds,
+                path=os.path.relpath(a.path, self.paths.root),
+                agent=judgement.rate.agent,
+                model=judgement.rate.model,
+            )
+            for a in judgement.attempts
+        ]
 
     def _store_accepted(
         self,
@@ -216,6 +246,7 @@ class Engine:
         target: Path,
         whole: MinHash,
         added: MinHash,
+        solver_rows: list[AgentAttemptRow] | None = None,
     ) -> None:
         metrics = task.config.metadata.metrics
         lineage = task.config.metadata.lineage
@@ -231,7 +262,7 @@ class Engine:
             steps=lineage.steps if lineage else [],
             **figures,
         )
-        self.store.accept(cid, row, NoveltyIndex.dump(whole), NoveltyIndex.dump(added))
+        self.store.accept(cid, row, NoveltyIndex.dump(whole), NoveltyIndex.dump(added), solver_rows or [])
         log.info(
             "candidate %s accepted as %s",
             cid,

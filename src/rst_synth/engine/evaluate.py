@@ -129,6 +129,8 @@ async def run_eval(
                     cost_usd=result.cost_usd,
                     seconds=result.seconds,
                     path=str(target.relative_to(root)),
+                    agent=agent.name,
+                    model=agent.model or None,
                 )
             )
             progress.attempt_finished(result)

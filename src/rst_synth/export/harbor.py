@@ -6,8 +6,9 @@ import csv
 import json
 from pathlib import Path
 
-from rst_synth.store import RunPaths, Store, TaskRow
-from rst_synth.task import Figures, Task
+from rst_synth.store import AgentAttemptRow, RunPaths, Store, TaskRow
+from rst_synth.task import Figures, SolveRate, Task
+from rst_synth.task.metrics import label_difficulty
 
 MANIFEST_FIELDS = (
     "id",
@@ -19,6 +20,7 @@ MANIFEST_FIELDS = (
     "steps",
     *Figures.model_fields,
     "difficulty",
+    "difficulty_source",
 )
 
 
@@ -35,8 +37,10 @@ def export_dataset(run: RunPaths, store: Store, out: Path, rounds: set[int] | No
         if lineage is not None:
             # In the flat layout a parent sits beside its child, if it was exported at all.
             lineage.parent_path = f"../{row.parent_id}" if row.parent_id in exported else None
-        if row.id in solve_rates:  # the share of `rst eval` attempts that solved it, per agent and model
-            task.config.metadata.solve_rate = solve_rates[row.id]
+        if row.id in solve_rates:  # the share of the agents' attempts that solved it, and the label it gives
+            metadata = task.config.metadata
+            metadata.solve_rate = {**(metadata.solve_rate or {}), **solve_rates[row.id]}
+            label_difficulty(metadata)
         task.save(out / row.id, overwrite=True)
         manifest.append(_entry(row, task))
     with (out / "manifest.jsonl").open("w", encoding="utf-8") as handle:
@@ -50,17 +54,28 @@ def export_dataset(run: RunPaths, store: Store, out: Path, rounds: set[int] | No
     return manifest
 
 
-def _solve_rates(store: Store) -> dict[str, dict[str, float]]:
-    """task id -> {eval id: successes / attempts} over every eval stored with the run."""
-    counts: dict[str, dict[str, list[int]]] = {}
+def _solve_rates(store: Store) -> dict[str, dict[str, SolveRate]]:
+    """task id -> {eval id: its solve rate} over every eval stored with the run (`rst eval` and the
+    solver): successes / attempts, with the agent, the model and k = the attempts."""
+    by_task: dict[str, dict[str, list[AgentAttemptRow]]] = {}
     for attempt in store.agent_attempts():
-        tally = counts.setdefault(attempt.task, {}).setdefault(attempt.eval_id, [0, 0])
-        tally[0] += attempt.reward >= 1.0
-        tally[1] += 1
-    return {task: {name: round(c / n, 4) for name, (c, n) in evals.items()} for task, evals in counts.items()}
+        by_task.setdefault(attempt.task, {}).setdefault(attempt.eval_id, []).append(attempt)
+    return {
+        task: {
+            name: SolveRate(
+                rate=round(sum(1 for a in rows if a.reward >= 1.0) / len(rows), 4),
+                agent=rows[0].agent,
+                model=rows[0].model,
+                k=len(rows),
+            )
+            for name, rows in evals.items()
+        }
+        for task, evals in by_task.items()
+    }
 
 
 def _entry(row: TaskRow, task: Task) -> dict[str, object]:
     data = row.model_dump(exclude={"path"})
     data["difficulty"] = task.config.metadata.difficulty
+    data["difficulty_source"] = task.config.metadata.difficulty_source
     return {field: data.get(field) for field in MANIFEST_FIELDS}

@@ -35,7 +35,7 @@ class RstTerminalGymEnv(gymnasium.Env[str, str]):
         self,
         task_dir: Path | str,
         *,
-        max_steps: int = AttemptLimits().max_steps,
+        max_steps: int | None = AttemptLimits().max_steps,
         command_timeout_sec: float = AttemptLimits().command_timeout_sec,
         replies: bool = False,
         backend: str = "docker",

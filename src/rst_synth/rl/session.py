@@ -152,7 +152,7 @@ class TaskSession:
             return self._finish("sandbox_error", f"[the container failed: {exc}]")
         self.steps += 1
         observation = f"exit code: {result.exit_code if not result.timed_out else 'killed'}\n{result.output}"
-        if self.steps >= self.limits.max_steps:
+        if not self.limits.allows(self.steps):
             return self._finish("max_steps", observation)
         return EpisodeStep(observation=observation)
 

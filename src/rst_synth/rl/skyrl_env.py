@@ -35,7 +35,8 @@ class RstTerminalEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no t
         if not task_dir:
             raise ValueError(f"{ENV_CLASS}: extras need extra_info.task_dir (rst collect --format skyrl writes it)")
         config = dict(env_config or {})
-        self.max_turns = int(extras.get("max_turns") or info.get("max_turns") or AttemptLimits().max_steps)
+        turns = extras.get("max_turns") or info.get("max_turns")
+        self.max_turns = int(turns) if turns else None  # None: the task's [agent] timeout_sec bounds an episode
         limits = AttemptLimits(
             max_steps=self.max_turns,
             command_timeout_sec=float(config.get("command_timeout_sec", AttemptLimits().command_timeout_sec)),

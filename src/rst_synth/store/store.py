@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS fingerprints (task_id TEXT PRIMARY KEY, whole BLOB NO
 CREATE TABLE IF NOT EXISTS agent_attempts (
     eval_id TEXT NOT NULL, task TEXT NOT NULL, round INTEGER NOT NULL, attempt INTEGER NOT NULL,
     reward REAL NOT NULL, ended TEXT NOT NULL, steps INTEGER, tokens_in INTEGER, tokens_out INTEGER,
-    cost_usd REAL, seconds REAL, path TEXT NOT NULL, created_at REAL NOT NULL,
+    cost_usd REAL, seconds REAL, path TEXT NOT NULL, created_at REAL NOT NULL, agent TEXT, model TEXT,
     PRIMARY KEY (eval_id, task, attempt));
 """
 
@@ -112,6 +112,10 @@ class AgentAttemptRow(BaseModel):
     seconds: float = 0.0
     path: str
     """The attempt's directory (trajectory.json, result.json), relative to the store's folder."""
+    agent: str | None = None
+    """The agent's short name (None in rows written before it was recorded)."""
+    model: str | None = None
+    """The model behind the agent."""
 
 
 class Store:
@@ -142,6 +146,10 @@ class Store:
         if "round" not in attempts:
             self._db.execute("ALTER TABLE attempts ADD COLUMN round INTEGER")
             self._db.execute("UPDATE attempts SET round = (SELECT c.round FROM candidates c WHERE c.id = candidate_id)")
+        evals = {row[1] for row in self._db.execute("PRAGMA table_info(agent_attempts)")}
+        for column in ("agent", "model"):
+            if column not in evals:
+                self._db.execute(f"ALTER TABLE agent_attempts ADD COLUMN {column} TEXT")
         # Per-round check counts read this index only, never the attempts' (large) rows.
         self._db.execute("CREATE INDEX IF NOT EXISTS attempts_round ON attempts(round, verdicts)")
 
@@ -237,9 +245,14 @@ class Store:
             (status, check.value, reason.value, detail[:2000], time.time(), candidate_id),
         )
 
-    def accept(self, candidate_id: str, task: TaskRow, whole: bytes, added: bytes) -> None:
-        """Insert the task (its directory already complete on disk) and close its candidate, atomically."""
+    def accept(
+        self, candidate_id: str, task: TaskRow, whole: bytes, added: bytes, attempts: Sequence[AgentAttemptRow] = ()
+    ) -> None:
+        """Insert the task (its directory already complete on disk) and close its candidate, atomically,
+        with the agent attempts made on it during synthesis (the solver's)."""
         with self.transaction() as db:
+            for attempt in attempts:
+                _insert_attempt(db, attempt)
             data = task.model_dump()
             data["steps"] = json.dumps(data["steps"])
             data["created_at"] = time.time()
@@ -286,6 +299,11 @@ class Store:
     def task_steps(self) -> list[sqlite3.Row]:
         """id, parent_id, round and steps (a JSON list) of every task: the lineages, for step statistics."""
         return self._db.execute("SELECT id, parent_id, round, steps FROM tasks").fetchall()
+
+    def solve_rates(self, round_: int) -> dict[str, float]:
+        """id -> the solver's solve rate of a round's tasks that have one (for the frontier)."""
+        query = "SELECT id, solve_rate FROM tasks WHERE round = ? AND solve_rate IS NOT NULL"
+        return {r[0]: float(r[1]) for r in self._db.execute(query, (round_,))}
 
     def task_figures(self, round_: int) -> list[sqlite3.Row]:
         """solution_lines, executed_commands, oracle_sec, kill_rate of a round's tasks (for its medians)."""
@@ -394,12 +412,7 @@ class Store:
 
     def record_agent_attempt(self, row: AgentAttemptRow) -> None:
         """Written after the attempt's files are complete on disk: a row means a finished, paid attempt."""
-        data = row.model_dump()
-        data["created_at"] = time.time()
-        self._db.execute(
-            f"INSERT OR REPLACE INTO agent_attempts({', '.join(data)}) VALUES ({', '.join('?' * len(data))})",
-            tuple(data.values()),
-        )
+        _insert_attempt(self._db, row)
 
     def agent_attempts(self, eval_id: str | None = None) -> list[AgentAttemptRow]:
         query, args = "SELECT * FROM agent_attempts", tuple[str, ...]()
@@ -434,6 +447,15 @@ class Store:
     def round_done(self, round_: int) -> bool:
         row = self._db.execute("SELECT status FROM rounds WHERE round = ?", (round_,)).fetchone()
         return bool(row and row["status"] == "done")
+
+
+def _insert_attempt(db: sqlite3.Connection, row: AgentAttemptRow) -> None:
+    data = row.model_dump()
+    data["created_at"] = time.time()
+    db.execute(
+        f"INSERT OR REPLACE INTO agent_attempts({', '.join(data)}) VALUES ({', '.join('?' * len(data))})",
+        tuple(data.values()),
+    )
 
 
 def _verdicts(checks: Any) -> str | None:
