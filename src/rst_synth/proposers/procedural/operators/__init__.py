@@ -2,6 +2,8 @@
 
 from rst_synth.proposers.procedural.operators import (  # noqa: F401
     build_ops,
+    config_layer_ops,
+    config_migrate_ops,
     config_tool_ops,
     csv_ops,
     data_file_ops,
