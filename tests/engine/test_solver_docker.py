@@ -24,6 +24,7 @@ from rst_synth.store import RunPaths, Store
 from rst_synth.task import SolveRate, Task
 from rst_synth.validator import Validator, ValidatorConfig
 from tests.engine.test_engine_fake import fake_seeds
+from tests.support.cli import rst
 from tests.support.fake_server import FakeOpenAI, Reply
 from tests.support.fakes import FakeProposer
 from tests.support.tasks import write_task
@@ -190,6 +191,8 @@ def test_the_solver_steers_the_recursion_into_the_band_and_pass_at_k_falls(tmp_p
     per_round = {r.round: r for r in rounds_pass(rows, k)}
     assert [per_round[r].pass_at[1] for r in (1, 2, 3, 4)] == [0.75, 0.5, 0.25, 0.0]
     assert [per_round[r].pass_at[4] for r in (1, 2, 3, 4)] == [1.0, 1.0, 1.0, 0.0]
+    stats = rst("stats", str(run))
+    assert stats.returncode == 0 and "solver-fake-model: pass@k per round" in stats.stdout, stats.stderr
     # `rst report` shows it, in its table and its pass@k figure.
     index = write_report(RunPaths(run), store, tmp_path / "report")
     assert "solver-fake-model" in index.read_text() and (tmp_path / "report" / "img" / "passk.png").is_file()
