@@ -15,6 +15,7 @@ from typing import Any
 
 from rst_synth.proposers.procedural.operator import Step
 
+_BUILD_SCRIPT = re.compile(r"RUN printf '%s' '([A-Za-z0-9+/=]*)' \| base64 -d \| python3 -")
 _PLANT = re.compile(r"RUN mkdir -p (\S+) && printf '%s' '([A-Za-z0-9+/=]*)' \| base64 -d > (\S+) && chmod (\d+) \S+")
 
 
@@ -54,6 +55,8 @@ class LocalStep:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(base64.b64decode(match.group(2)))
             target.chmod(int(match.group(4), 8))
+        for match in _BUILD_SCRIPT.finditer(self.step.dockerfile):
+            subprocess.run([sys.executable, "-c", self.moved(base64.b64decode(match.group(1)).decode())], check=True)
 
     def solve(self, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(

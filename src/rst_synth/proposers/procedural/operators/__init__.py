@@ -19,6 +19,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     json_config_ops,
     policy_ops,
     repo_ops,
+    retention_ops,
     schedule_ops,
     service_ops,
     source_ops,
