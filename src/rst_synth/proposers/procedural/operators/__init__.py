@@ -27,4 +27,5 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     text_json_ops,
     text_tool_ops,
     tool_ops,
+    wheel_ops,
 )
