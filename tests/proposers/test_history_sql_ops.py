@@ -111,7 +111,8 @@ def sqlite_artifact(tmp_path: Path) -> Artifact:
     db = tmp_path / "shop.db"
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE items (sku TEXT, category TEXT, price REAL, stock INTEGER)")
-    con.execute("INSERT INTO items VALUES ('a', 'x', 1.0, 2)")
+    rows = [("a", "x", 1.0, 2), ("b", "y", 2.5, 7), ("c", "x", 0.5, 11), ("d", "y", 9.0, 3), ("e", "z", 4.0, 5)]
+    con.executemany("INSERT INTO items VALUES (?, ?, ?, ?)", rows)
     con.commit()
     con.close()
     kind, details, _ = classify("/app/shop.db", db.read_bytes())
@@ -120,12 +121,10 @@ def sqlite_artifact(tmp_path: Path) -> Artifact:
 
 def test_window_report_choices_and_queries(tmp_path) -> None:
     art = sqlite_artifact(tmp_path)
-    assert sql_ops._choices(art) == [
-        ("items", "sku", "price"),
-        ("items", "sku", "stock"),
-        ("items", "category", "price"),
-        ("items", "category", "stock"),
-    ]
+    # grouped by what categorises (not the unique sku); a price is ranked, never totalled
+    assert sql_ops._choices(art) == [("items", "category", "price"), ("items", "category", "stock")]
+    assert sql_ops._choices(art, "top_per_group") == [("items", "category", "price"), ("items", "category", "stock")]
+    assert sql_ops._choices(art, "running_total") == [("items", "category", "stock")]
     con = sqlite3.connect(":memory:")  # every query template is valid SQL for SQLite
     con.execute('CREATE TABLE "t" ("g" TEXT, "v" REAL)')
     for template in sql_ops.QUERIES.values():

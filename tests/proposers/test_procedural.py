@@ -28,7 +28,10 @@ def test_discovery_finds_what_the_solution_made() -> None:
     assert by_path["/app/report/status_counts.csv"].kind is Kind.CSV
     assert by_path["/app/report/status_counts.csv"].details["header"] == ["status", "count"]
     assert by_path["/app/report/top_clients.txt"].kind is Kind.TEXT
-    assert "/app/logs/access.log" not in by_path  # made by the image, not by the solution
+    assert not any(by_path[p].input for p in ("/app/report/status_counts.csv", "/app/report/top_clients.txt"))
+    # the image's log, named by the instruction and left as it was: an input the workflow reads
+    log = by_path["/app/logs/access.log"]
+    assert log.input and not log.new and log.kind is Kind.TEXT
     assert found.workdir == "/app" and "python3" in found.tools
 
 

@@ -34,10 +34,14 @@ def discovery(*artifacts: Artifact, tools: tuple[str, ...] = ("python3", "gzip")
     return Discovery(workdir="/app", artifacts=list(artifacts) or [csv_artifact()], tools=list(tools))
 
 
-def test_csv_pairs_need_a_decimal_column_and_a_text_column() -> None:
-    assert workflow.csv_pairs(csv_artifact()) == [("city", "amount"), ("note", "amount")]
-    assert workflow.csv_pairs(csv_artifact("a,b\n1,2\n3,4\n")) == [("a", "b")]  # all numeric: first column
-    assert workflow.csv_pairs(csv_artifact("a,b\nx,1e5\ny,2\n")) == []  # an exponent is no exact decimal
+def test_csv_pairs_group_by_what_categorises_and_total_what_adds_up() -> None:
+    assert workflow.csv_pairs(csv_artifact()) == [("city", "amount")]  # `note` is unique per row: no group
+    assert workflow.csv_pairs(csv_artifact("a,b\n1,2\n3,4\n")) == []  # nothing categorises
+    assert workflow.csv_pairs(csv_artifact("a,b\nx,1e5\ny,2\nx,3\n")) == []  # an exponent is no exact decimal
+    # row numbers, flags, unit prices and codes are never totalled; a summary's key is no group
+    meaningless = "region,record,active,unit_price,status\nn,1,0,4.99,200\ns,2,1,5.00,404\nn,3,0,4.99,200\n"
+    assert workflow.csv_pairs(csv_artifact(meaningless)) == []
+    assert workflow.csv_pairs(csv_artifact("status,count\n200,5\n404,3\n500,1\n")) == []
     assert workflow.csv_pairs(csv_artifact("a\tb\nx\t1\n", "/app/t.tsv")) == []  # comma-separated only
     report = "status,count,total\n200,1,5.00\n404,1,2.00\n"  # a tool's own per-group result
     assert workflow.csv_pairs(csv_artifact(report, "/app/out/status_report.csv")) == []
@@ -85,11 +89,17 @@ def test_child_accepted(tmp_path, operator: str) -> None:
     assert_accepted(proposal, report, operator)
 
 
+PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank", "grace")
+TRANSFERS = "# payee amount channel\n" + "".join(
+    f"{PEOPLE[i * 5 % 7]} {(i * 37 % 90) + 0.25 * (i % 4):.2f} {('wire', 'card')[i % 2]}\n" for i in range(24)
+)
+"""Whitespace-separated records: payees repeat, amounts add up."""
 AUDIT = "alice 2999 ops vpn,dev\nbob 3001 dev -\n# retired\ncarol 3002 ops -\n"
-TEXT_PARENT = f"mkdir -p /app/out\ncat > /app/out/audit.txt <<'TXT'\n{AUDIT}TXT\n"
+"""One line per account with its uid: a total of uids per name means nothing."""
+TEXT_PARENT = f"mkdir -p /app/out\ncat > /app/out/transfers.txt <<'TXT'\n{TRANSFERS}TXT\n"
 
 
-def text_artifact(text: str = AUDIT, path: str = "/app/out/audit.txt") -> Artifact:
+def text_artifact(text: str = TRANSFERS, path: str = "/app/out/transfers.txt") -> Artifact:
     kind, details, sample = classify(path, text.encode())
     return Artifact(path=path, kind=kind, size=len(text.encode()), details=details, sample=sample)
 
@@ -98,14 +108,19 @@ def test_records_tool_finds_a_key_and_a_value_field() -> None:
     from rst_synth.proposers.procedural.operators import text_tool_ops
 
     assert text_tool_ops._layout(text_artifact()) == (1, 2)
-    assert text_tool_ops._layout(text_artifact("count: 12\nmin: -3.5\nmax: 40\n")) == (1, 2)
-    assert text_tool_ops._layout(text_artifact("12 apples\n7 pears\n")) == (2, 1)
+    # one line per key: a top 5 of sums that are the values themselves ranks nothing
+    assert text_tool_ops._layout(text_artifact(AUDIT, "/app/out/audit.txt")) is None
+    assert text_tool_ops._layout(text_artifact("count: 12\nmin: -3.5\nmax: 40\n")) is None
+    five = "".join(f"{PEOPLE[i % 5]} {i}.50\n" for i in range(20))  # five keys: the top 5 is all of them
+    assert text_tool_ops._layout(text_artifact(five)) is None
+    statuses = "".join(f"{PEOPLE[i % 7]} {(200, 404)[i % 3 == 0]}\n" for i in range(40))  # a code, not an amount
+    assert text_tool_ops._layout(text_artifact(statuses)) is None
     assert text_tool_ops._layout(text_artifact("one\ntwo\n")) is None  # a single field
     assert text_tool_ops._layout(text_artifact("a b\nc d\n")) is None  # no number anywhere
     op = OPERATORS["text-records-tool"]
     assert op.can_use(text_artifact(), discovery(text_artifact()))
     assert not op.can_use(text_artifact(), discovery(text_artifact(), tools=()))
-    own_output = text_artifact("key\tsum\nalice\t2999.00\n", "/app/out/audit_top5.txt")
+    own_output = text_artifact("key\tsum\nalice\t2999.00\n", "/app/out/transfers_top5.txt")
     assert not op.can_use(own_output, discovery(own_output))  # its header keeps it from feeding on itself
 
 
@@ -115,7 +130,7 @@ def test_records_tool_build_is_deterministic() -> None:
     steps = [op.build(art, StepContext(discovery=discovery(art), rng=random.Random(2), tag="r1s1")) for _ in range(2)]
     assert steps[0] == steps[1]
     compile(steps[0].tests, "t", "exec")
-    for path in ("/app/bin/audit_top", "/app/out/audit.txt", "/app/out/audit_top5.tsv"):
+    for path in ("/app/bin/transfers_top", "/app/out/transfers.txt", "/app/out/transfers_top5.tsv"):
         assert f"`{path}`" in steps[0].instruction
     for edge in ("CRLF", "standard input", "empty input", "non-ASCII", "malformed"):
         assert edge in steps[0].instruction, edge

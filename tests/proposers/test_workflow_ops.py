@@ -72,9 +72,14 @@ def test_csv_preconditions_need_text_keys_and_exact_decimals() -> None:
         assert not OPERATORS[name].can_use(numbers, discovery(numbers)), name
     repeated = artifact("/app/out/r.csv", "k,v\nx,1\nX ,2\n")  # the same key once trimmed and case-folded
     assert not OPERATORS["csv-reconcile-sources"].can_use(repeated, discovery(repeated))
-    fine = artifact("/app/out/f.csv", "k,v\nx,1.255\ny,2\n")  # three decimals are no cents
+    fine = artifact("/app/out/f.csv", "k,v\nx,1.255\ny,2\nx,3\n")  # three decimals are no cents
     assert not OPERATORS["csv-incremental-fold"].can_use(fine, discovery(fine))
     assert OPERATORS["csv-quarantine-malformed"].can_use(fine, discovery(fine))
+    # a summary (one row per key) is an end result: no feed in its format, no batch, no tool grouping it again
+    summary = artifact("/app/out/s.csv", "status,count\n200,17\n404,3\n500,1\n")
+    for name in ("planted-defect-fix", "csv-quarantine-malformed", "csv-incremental-fold", "serve-csv-http"):
+        assert not OPERATORS[name].can_use(summary, discovery(summary)), name
+    assert OPERATORS["csv-reconcile-sources"].can_use(summary, discovery(summary))  # a partner's figures per key
 
 
 def test_policy_stays_out_of_system_folders_and_scripts() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rst_synth.proposers.columns import column_roles, columns_json
+from rst_synth.proposers.elf import ELF_MAGIC, ar_members, elf_details, is_shared_library
 
 SAMPLE_CHARS = 4000
 
@@ -35,6 +36,9 @@ class Kind(StrEnum):
     CONFIG = "config"
     """INI, TOML, YAML, .conf."""
     BINARY = "binary"
+    LIBRARY = "library"
+    """A static (`ar`) archive of objects or an ELF shared object; details `format` (static, shared),
+    `members` or `soname`/`needed`."""
 
 
 class Artifact(BaseModel):
@@ -52,6 +56,8 @@ class Artifact(BaseModel):
     read it, never change it or write beside it (its tests may compare the folder)."""
     bookkeeping: bool = False
     """A checksum list, archive, listing or count of other files: later steps never build on it."""
+    end_result: bool = False
+    """A report of rejects or a summary a step wrote: its end result, which no later step builds on."""
     details: dict[str, Any] = Field(default_factory=dict)
     """Kind-specific facts: csv `header`/`numeric`/`categorical`/`rows`/`delimiter`/`columns` (each column's
     role, columns.py), json `type`/`keys`/`numeric_keys`/`string_keys`/`length` (records: `columns`), text
@@ -90,8 +96,15 @@ def classify(path: str, content: bytes, executable: bool = False) -> tuple[Kind,
     name = PurePosixPath(path).name.lower()
     if content.startswith(b"SQLite format 3\x00"):
         return Kind.SQLITE, _sqlite_details(content), ""
-    if content.startswith(b"\x7fELF"):
-        return Kind.EXECUTABLE, {}, ""
+    if content.startswith(ELF_MAGIC):
+        elf = elf_details(content)
+        if is_shared_library(elf):
+            return Kind.LIBRARY, {"format": "shared", **elf}, ""
+        # An object file is no program: nothing runs it or installs it.
+        return (Kind.BINARY if elf.get("elf") == "relocatable" else Kind.EXECUTABLE), elf, ""
+    members = ar_members(content) if suffix == ".a" else None
+    if members is not None:
+        return Kind.LIBRARY, {"format": "static", "members": members}, ""
     archive = _archive_format(name, content)
     if archive:
         return Kind.ARCHIVE, {"format": archive}, ""

@@ -42,6 +42,8 @@ class NewStep(BaseModel):
     """Paths of the files the step writes, where the proposer knows them (recorded in the lineage's history)."""
     bookkeeping: bool = False
     """A bookkeeping step (checksums, archives, listings, counts): later steps never build on its outputs."""
+    ends: list[str] = Field(default_factory=list)
+    """Of `produces`, the end results (a report of rejects, a summary): later steps never build on them."""
 
     @property
     def test_path(self) -> str:
@@ -171,7 +173,7 @@ def _realign_config(child: Task, parent: Task, extension: Extension, records: li
     names = [s.name for s in extension.steps]
     # Parents made before the history existed still contribute the steps they recorded themselves.
     earlier = lineage.history or [HistoryStep(name=r.name, consumes=r.consumes) for r in lineage.added]
-    fields = {"name", "consumes", "produces", "bookkeeping"}
+    fields = {"name", "consumes", "produces", "bookkeeping", "ends"}
     history = [*earlier, *(HistoryStep(**s.model_dump(include=fields)) for s in extension.steps)]
     child.config.task = info.model_copy(update={"name": name, "keywords": sorted(set(info.keywords) | set(names))})
     old = parent.config.metadata

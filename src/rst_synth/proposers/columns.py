@@ -84,7 +84,7 @@ class Column:
         if self.role not in ROLES_FOR[use] or self.constant:
             return False
         if use is Use.GROUP:  # groups that repeat, and not one group per row (a summary's key)
-            return 2 <= self.distinct <= max(2, self.rows // 2)
+            return 2 <= self.distinct <= max(2, (2 * self.rows) // 3)
         if use is Use.KEY:
             return self.distinct == self.rows
         return True
@@ -117,7 +117,7 @@ INTENSIVE_WORDS = frozenset(
 )
 TIME_WORDS = frozenset("date time timestamp ts datetime epoch created updated modified".split())
 ADDITIVE_WORDS = frozenset(
-    "amount amounts total totals sum qty quantity quantities count counts units sold sales revenue cost costs spend "
+    "amount amounts total totals sum n qty quantity quantities count counts units sold sales revenue cost costs spend "
     "spent paid payment payments bytes size kb mb gb duration seconds secs sec ms millis minutes hours hrs days "
     "requests hits visits errors failures views clicks downloads stock items lines words chars volume distance km "
     "miles calories points cents usd eur dollars value values balance credit debit fee fees tax income expense "
@@ -183,6 +183,8 @@ def role_of(name: str, values: Sequence[str]) -> Role:
         return named
     if any(len(v) > 1 and v.startswith("0") and "." not in v for v in filled):
         return Role.CODE  # leading zeros: a code written as digits
+    if len(filled) >= 20 and len(distinct) <= len(filled) // 10 and all(v.isdigit() for v in distinct):
+        return Role.CODE  # a few whole numbers over many rows, and a name that says nothing: a status, a class
     if _in_order(filled):
         return Role.ROW_NUMBER
     return Role.ADDITIVE

@@ -63,6 +63,8 @@ class HistoryStep(_Section):
     """Paths of the files the step wrote, where the proposer knows them."""
     bookkeeping: bool = False
     """A bookkeeping step (checksum list, archive, listing, counts): no later step builds on its outputs."""
+    ends: list[str] = Field(default_factory=list)
+    """Of `produces`, the end results (a report of rejects, a summary): no later step builds on them."""
 
 
 class Lineage(_Section):

@@ -10,8 +10,10 @@ from pydantic import BaseModel, Field, ValidationError
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.base import Proposal, ProposalError
 from rst_synth.proposers.child import Extension, NewStep, assemble_child
+from rst_synth.proposers.columns import Role, words
 from rst_synth.proposers.discovery import Discovery, DiscoveryCache
 from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext, final_operators
+from rst_synth.proposers.procedural.operators.roles import csv_columns
 from rst_synth.proposers.procedural.operators.workflow import work_root
 from rst_synth.proposers.procedural.verify import output_checks
 from rst_synth.sandbox import Sandbox
@@ -142,7 +144,7 @@ class ProceduralProposer:
             for produced in step.produces:
                 produced.bookkeeping = produced.bookkeeping or operator.bookkeeping
             if not operator.final:
-                available.extend(a for a in step.produces if not a.bookkeeping)
+                available.extend(a for a in step.produces if not a.bookkeeping and not a.end_result)
         return steps
 
 
@@ -169,18 +171,34 @@ def looks_bookkeeping(artifact: Artifact) -> bool:
     return artifact.kind is Kind.TEXT and bool(lines) and all(_CHECKSUM_LINE.match(line) for line in lines)
 
 
+_REPORT_WORDS = frozenset({"reason", "reasons", "error", "errors", "problem", "issue", "violation", "rule"})
+
+
+def looks_report(artifact: Artifact) -> bool:
+    """A report of rejects or problems, whoever wrote it: row numbers of another file with a reason beside them
+    (`record,reason`). People read it; totalling its row numbers or feeding it on as data means nothing."""
+    if artifact.kind is not Kind.CSV:
+        return False
+    columns = csv_columns(artifact)
+    numbered = any(c.role is Role.ROW_NUMBER for c in columns.values())
+    explained = any(set(words(name)) & _REPORT_WORDS for name in columns)
+    measured = any(c.role in (Role.ADDITIVE, Role.INTENSIVE) for c in columns.values())
+    return numbered and explained and not measured
+
+
 def domain_artifacts(artifacts: list[Artifact], history: list[HistoryStep]) -> list[Artifact]:
     """The artifacts a step may build on: none that a bookkeeping step or a summary (`Operator.final`) of
     the lineage wrote, none inside a git work tree (the repository stands for them), and one of several
     copies of the same text (an installed module and its build copy would give a step the same output
     twice)."""
-    ends = final_operators()
-    written = {path for h in history if h.bookkeeping or h.name in ends for path in h.produces}
+    finals = final_operators()
+    written = {path for h in history if h.bookkeeping or h.name in finals for path in h.produces}
+    written |= {path for h in history for path in h.ends}
     # A file in a git work tree is the repository's: a step next to it would leave `git status` dirty.
     trees = tuple(a.path.rstrip("/") + "/" for a in artifacts if a.kind is Kind.GIT)
     kept, seen = [], set()
     for artifact in artifacts:
-        if artifact.bookkeeping or artifact.path in written or looks_bookkeeping(artifact):
+        if artifact.bookkeeping or artifact.path in written or looks_bookkeeping(artifact) or looks_report(artifact):
             continue
         if artifact.kind is not Kind.GIT and artifact.path.startswith(trees):
             continue
@@ -220,6 +238,7 @@ def _history_step(step: Step, operator: Operator) -> HistoryStep:
         consumes=[step.consumes],
         produces=[a.path for a in step.produces],
         bookkeeping=operator.bookkeeping,
+        ends=[a.path for a in step.produces if a.end_result],
     )
 
 
@@ -235,6 +254,7 @@ def _new_step(step: Step, tag: str) -> NewStep:
         instruction=step.instruction.strip(),
         produces=[a.path for a in step.produces],
         bookkeeping=step.operator in _bookkeeping_names(),
+        ends=[a.path for a in step.produces if a.end_result],
     )
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.roles import csv_fitting
 
 
 def slug(text: str) -> str:
@@ -17,22 +19,25 @@ def delimiter_name(delimiter: str) -> str:
     return "tab" if delimiter == "\t" else f"`{delimiter}`"
 
 
+def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
+    """(group, value): a column that categorises and repeats, and an additive measure to total per group."""
+    return [(g, v) for g in csv_fitting(artifact, Use.GROUP) for v in csv_fitting(artifact, Use.SUM) if g != v]
+
+
 @register
 class CsvGroupTotals(Operator):
-    """Sum a numeric column per value of a categorical one."""
+    """Sum an additive measure per value of a column that categorises."""
 
     name = "csv-group-totals"
     kinds = (Kind.CSV,)
     tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        d = artifact.details
-        return bool(d.get("categorical")) and any(n not in d["categorical"] for n in d.get("numeric", []))
+        return bool(_pairs(artifact))
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
-        group = ctx.rng.choice(sorted(d["categorical"]))
-        value = ctx.rng.choice(sorted(n for n in d["numeric"] if n != group))
+        group, value = ctx.rng.choice(_pairs(artifact))
         total = f"total_{slug(value)}"
         out = ctx.output_path(artifact, f"by_{slug(group)}", "csv")
         args = f"{artifact.path!r}, {d['delimiter']!r}, {group!r}, {value!r}"

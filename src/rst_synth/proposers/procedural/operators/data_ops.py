@@ -7,9 +7,11 @@ import io
 import re
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, csv_output
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import delimiter_name, slug
+from rst_synth.proposers.procedural.operators.roles import affinity, csv_columns, csv_fitting, is_data, table_fitting
 
 _NON_FINITE = re.compile(r"(?i)(?<![A-Za-z])(nan|inf|infinity)(?![A-Za-z])")
 _INT = re.compile(r"[-+]?\d{1,18}")
@@ -47,15 +49,7 @@ def _full_body(artifact: Artifact) -> list[list[str]] | None:
 
 
 def _affinity(declared: str) -> str:
-    """SQLite's type affinity of a declared column type (INTEGER, TEXT, REAL, NUMERIC or BLOB)."""
-    t = declared.upper()
-    if "INT" in t:
-        return "INTEGER"
-    if any(k in t for k in ("CHAR", "CLOB", "TEXT")):
-        return "TEXT"
-    if not t or "BLOB" in t:
-        return "BLOB"
-    return "REAL" if any(k in t for k in ("REAL", "FLOA", "DOUB")) else "NUMERIC"
+    return affinity(declared)
 
 
 def _tables(artifact: Artifact) -> dict[str, list[str]]:
@@ -82,15 +76,15 @@ class CsvColumnStats(Operator):
         return (
             outside_git(artifact, discovery)
             and _csv_ok(artifact)
-            and bool(d.get("numeric"))
+            and bool(csv_fitting(artifact, Use.STATS))
             and isinstance(d.get("rows"), int)
-            and d["rows"] >= 1
+            and d["rows"] >= 2
             and not _NON_FINITE.search(artifact.sample)
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
-        columns = [h for h in d["header"] if h in d["numeric"]]
+        columns = csv_fitting(artifact, Use.STATS)  # measures that vary: no ids, codes, flags, row numbers
         out = ctx.output_path(artifact, "stats", "json")
         args = f"{artifact.path!r}, {d['delimiter']!r}, {columns!r}"
         solution = f"""python3 - <<'PY'
@@ -136,7 +130,7 @@ def test_{ctx.tag}_column_stats():
 """
         names = ", ".join(f"`{c}`" for c in columns)
         instruction = (
-            f"Next, compute statistics of the numeric columns ({names}) of `{artifact.path}` "
+            f"Next, compute statistics of the measure columns ({names}) of `{artifact.path}` "
             f"({delimiter_name(d['delimiter'])}-separated, with a header row) and write them to `{out}`: a JSON "
             "object with one key per column name, each mapping to an object with exactly the keys `min`, `max`, "
             "`mean` and `median` whose values are JSON numbers. `mean` is the arithmetic mean rounded to 3 "
@@ -173,7 +167,7 @@ class CsvFilterAboveMean(Operator):
         return (
             outside_git(artifact, discovery)
             and _csv_ok(artifact)
-            and bool(d.get("numeric"))
+            and bool(csv_fitting(artifact, Use.STATS))
             and isinstance(d.get("rows"), int)
             and d["rows"] >= 2
             and not _NON_FINITE.search(artifact.sample)
@@ -181,7 +175,7 @@ class CsvFilterAboveMean(Operator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         d = artifact.details
-        column = ctx.rng.choice(sorted(d["numeric"]))
+        column = ctx.rng.choice(sorted(csv_fitting(artifact, Use.STATS)))  # a measure that varies: rows above
         out = ctx.output_path(artifact, f"above_mean_{slug(column)}", "csv")
         args = f"{artifact.path!r}, {d['delimiter']!r}, {column!r}"
         solution = f"""python3 - <<'PY'
@@ -255,6 +249,7 @@ class CsvToSqlite(Operator):
             and not _NON_FINITE.search(artifact.sample)
             # A column named like SQLite's row id hides it, and "in file order (ascending rowid)" breaks.
             and not {h.lower() for h in artifact.details["header"]} & {"rowid", "oid", "_rowid_"}
+            and is_data(artifact)  # a summary loaded into a database is no new data source
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
@@ -328,6 +323,8 @@ def test_{ctx.tag}_csv_loaded_into_sqlite():
                 "rows": {table: d.get("rows")},
                 "views": [],
                 "not_null": {table: list(header)},
+                # the same rows as the CSV: its columns keep their roles
+                "columns": {table: {h: c.to_json() for h, c in csv_columns(artifact).items()}},
             },
         )
         return Step(
@@ -404,7 +401,7 @@ def test_{ctx.tag}_table_exported_in_order():
         )
         types = (artifact.details.get("types") or {}).get(table, {})
         not_null = (artifact.details.get("not_null") or {}).get(table, [])  # only known for tables we made
-        numeric = [c for c in columns if c in not_null and _affinity(types.get(c, "")) in ("INTEGER", "REAL")]
+        numeric = [c for c in columns if c in not_null and affinity(types.get(c, "")) in ("INTEGER", "REAL")]
         produced = csv_output(out, list(columns), numeric, rows=(artifact.details.get("rows") or {}).get(table))
         return Step(
             operator=self.name,
@@ -418,16 +415,16 @@ def test_{ctx.tag}_table_exported_in_order():
 
 
 def _summary_choices(artifact: Artifact) -> list[tuple[str, str, str]]:
-    types, d = artifact.details.get("types") or {}, artifact.details
+    """(table, group, value): a column that categorises and repeats, and an additive measure to total."""
+    d = artifact.details
     taken = {n.lower() for n in [*(d.get("tables") or {}), *(d.get("views") or [])]}
     return [
         (t, g, v)
-        for t, cols in sorted(_tables(artifact).items())
+        for t in sorted(_tables(artifact))
         if f"{t}_summary".lower() not in taken
-        for g in cols
-        if _affinity(types.get(t, {}).get(g, "")) == "TEXT"
-        for v in cols
-        if _affinity(types.get(t, {}).get(v, "")) in ("INTEGER", "REAL")
+        for g in table_fitting(artifact, t, Use.GROUP)
+        for v in table_fitting(artifact, t, Use.SUM)
+        if g != v
     ]
 
 

@@ -8,6 +8,7 @@ import io
 import json
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.workflow import (
@@ -61,13 +62,14 @@ DATES = ("2024-11-30", "2025-01-15", "2025-02-28", "2025-03-01", "2025-04-10")
 
 
 def _unique_keys(artifact: Artifact) -> list[tuple[str, str]]:
-    """csv_pairs whose group column is a key: complete known rows, no key twice once trimmed and case-folded."""
+    """(key, value) pairs for a reconciliation: complete known rows, a key column unique per row (no key twice
+    once trimmed and case-folded) and a measure beside it (a summary's totals, a price list)."""
     found = known_rows(artifact)
     if found is None or not found[1]:
         return []
     header, body = found[0][0], found[0][1:]
     pairs = []
-    for group, value in csv_pairs(artifact):
+    for group, value in csv_pairs(artifact, key=Use.KEY, value=Use.STATS):
         keys = [row[header.index(group)].strip().casefold() for row in body]
         if all(keys) and len(set(keys)) == len(keys):
             pairs.append((group, value))
@@ -110,9 +112,8 @@ class CsvReconcileSources(Operator):
         return bool(_unique_keys(artifact)) and not inside_git(artifact.path, discovery)
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        group, value = ctx.rng.choice(_unique_keys(artifact))
-        base = csv_shape(artifact, ctx)
-        shape = CsvShape(base.path, base.header, group, value, base.rows, base.complete)
+        shape = csv_shape(artifact, ctx, _unique_keys(artifact))
+        group, value = shape.group, shape.value
         cutoff = ctx.rng.choice(DATES[1:4])
         partner = f"{planted_dir(ctx)}/{stem_of(artifact)}_partner.json"
         feed = json.dumps(_partner_feed(shape, ctx, cutoff), indent=1, ensure_ascii=False) + "\n"
@@ -295,12 +296,14 @@ def test_{ctx.tag}_reject_report():
             Artifact(
                 path=accepted,
                 kind=Kind.CSV,
-                details={**artifact.details, "rows": None},
+                # the feed's rows, not the artifact's: their roles are read from the file next round
+                details={**{k: v for k, v in artifact.details.items() if k != "columns"}, "rows": None},
                 sample="",
             ),
             Artifact(
                 path=rejects,
                 kind=Kind.CSV,
+                end_result=True,  # row numbers and reasons: read by people, never a batch or a data source
                 details={
                     "header": ["record", "reason"],
                     "numeric": ["record"],

@@ -165,9 +165,8 @@ class CsvIncrementalFold(Operator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         pairs = _foldable(artifact)
-        group, value = ctx.rng.choice(open_pairs(pairs, ctx.discovery, ctx.taken_paths, "bin", "fold") or pairs)
-        base = csv_shape(artifact, ctx)
-        shape = CsvShape(base.path, base.header, group, value, base.rows, base.complete)
+        shape = csv_shape(artifact, ctx, open_pairs(pairs, ctx.discovery, ctx.taken_paths, "bin", "fold") or pairs)
+        group, value = shape.group, shape.value
         incoming = f"{planted_dir(ctx)}/batches"
         batches = [f"{incoming}/batch-{n:03d}.csv" for n in range(1, 4)]
         tool = contract_tool(ctx.discovery, "bin", group, value, "fold")

@@ -11,9 +11,11 @@ import tomllib
 from typing import Any
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import slug
+from rst_synth.proposers.procedural.operators.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.text_json_ops import (
     MAX_TEXT_BYTES,
     SAME_TEXT,
@@ -93,6 +95,12 @@ def records_of(artifact: Artifact) -> list[dict[str, Any]] | None:
     return json.loads(text) if text is not None and artifact.details.get("type") == "records" else None
 
 
+def _count_keys(artifact: Artifact) -> list[str]:
+    """String keys that categorise and repeat: counting records per unique name gives 1 everywhere."""
+    strings = set(artifact.details.get("string_keys") or [])
+    return sorted(k for k in csv_fitting(artifact, Use.GROUP) if k in strings)
+
+
 @register
 class JsonRecordsCountBy(JsonOperator):
     """How many records carry each value of a string key, as CSV."""
@@ -104,12 +112,12 @@ class JsonRecordsCountBy(JsonOperator):
         return (
             d.get("type") == "records"
             and d.get("length") != 0
-            and bool(d.get("string_keys"))
+            and bool(_count_keys(artifact))
             and artifact.size <= MAX_TEXT_BYTES
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        key = ctx.rng.choice(sorted(artifact.details["string_keys"]))
+        key = ctx.rng.choice(_count_keys(artifact))
         out = ctx.output_path(artifact, f"count_by_{slug(key)}", "csv")
         args = f"{artifact.path!r}, {key!r}"
         core = """
@@ -176,13 +184,13 @@ class JsonNumericSummary(JsonOperator):
         return (
             d.get("type") == "records"
             and d.get("length") != 0
-            and bool(d.get("numeric_keys"))
+            and bool(csv_fitting(artifact, Use.SUM))  # it writes a sum: an additive measure that varies
             and artifact.size <= MAX_TEXT_BYTES
             and not re.search(r"\b(NaN|Infinity)\b", artifact.sample)
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        key = ctx.rng.choice(sorted(artifact.details["numeric_keys"]))
+        key = ctx.rng.choice(sorted(csv_fitting(artifact, Use.SUM)))
         out = ctx.output_path(artifact, f"{slug(key)}_summary", "json")
         args = f"{artifact.path!r}, {key!r}"
         solution = f"""python3 - <<'PY'

@@ -4,10 +4,12 @@ kept as a query file the tests run and as a CSV the tests recompute."""
 from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.csv_ops import slug
-from rst_synth.proposers.procedural.operators.data_ops import _affinity, _tables, outside_git
+from rst_synth.proposers.procedural.operators.data_ops import _tables, outside_git
+from rst_synth.proposers.procedural.operators.roles import table_fitting
 
 VARIANTS = ("top_per_group", "running_total", "above_average")
 
@@ -75,15 +77,20 @@ def same(got, want):
 """
 
 
-def _choices(artifact: Artifact) -> list[tuple[str, str, str]]:
-    types = artifact.details.get("types") or {}
+USES = {"top_per_group": Use.STATS, "running_total": Use.SUM, "above_average": Use.SUM}
+"""What each report does with its value column: ranks it (a measure), or totals it (an additive one)."""
+
+
+def _choices(artifact: Artifact, variant: str | None = None) -> list[tuple[str, str, str]]:
+    """(table, group, value) for `variant` (any variant when None): a column that categorises and repeats,
+    and a value the report's arithmetic means something for."""
+    uses = [USES[variant]] if variant else sorted(set(USES.values()))
     return [
         (t, g, v)
-        for t, cols in sorted(_tables(artifact).items())
-        for g in cols
-        if _affinity(types.get(t, {}).get(g, "")) == "TEXT"
-        for v in cols
-        if _affinity(types.get(t, {}).get(v, "")) in ("INTEGER", "REAL")
+        for t in sorted(_tables(artifact))
+        for g in table_fitting(artifact, t, Use.GROUP)
+        for v in dict.fromkeys(v for use in uses for v in table_fitting(artifact, t, use))
+        if g != v
     ]
 
 
@@ -100,8 +107,8 @@ class SqliteWindowReport(Operator):
         return outside_git(artifact, discovery) and "sqlite3" in discovery.python_modules and bool(_choices(artifact))
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
-        table, group, value = ctx.rng.choice(_choices(artifact))
-        variant = ctx.rng.choice(VARIANTS)
+        variant = ctx.rng.choice([v for v in VARIANTS if _choices(artifact, v)])
+        table, group, value = ctx.rng.choice(_choices(artifact, variant))
         top = ctx.rng.choice((1, 2, 3))
         query = QUERIES[variant].format(g=group, v=value, t=table, n=top)
         sql = ctx.output_path(artifact, f"{slug(table)}_{variant}", "sql")

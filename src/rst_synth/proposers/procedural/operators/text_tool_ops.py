@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use, column_roles
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.text_json_ops import complete_sample
@@ -67,8 +68,9 @@ def fresh(seed):
 
 
 def _layout(artifact: Artifact) -> tuple[int, int] | None:
-    """(key field, value field), 1-based: a field that is a decimal number on every record line, and
-    the first other field that is not always one (or the first other field)."""
+    """(key field, value field), 1-based: a field that categorises and repeats, with more distinct values than
+    the tool's top N (a top 5 of five keys ranks nothing), and the last field that is an additive measure, a
+    decimal number on every record line (roles.py: never a row number, a code or a flag)."""
     text = complete_sample(artifact)
     if text is None or artifact.size > MAX_BYTES:
         return None
@@ -77,13 +79,13 @@ def _layout(artifact: Artifact) -> tuple[int, int] | None:
     if len(rows) < 2:
         return None
     width = min(len(r) for r in rows)
-    values = [i for i in range(width) if all(DECIMAL.fullmatch(r[i]) for r in rows)]
-    if width < 2 or not values:
+    names = [f"field {i + 1}" for i in range(width)]
+    columns = column_roles(names, [r[:width] for r in rows])
+    keys = [i for i, n in enumerate(names) if columns[n].fits(Use.GROUP) and columns[n].distinct > TOP]
+    values = [i for i, n in enumerate(names) if columns[n].fits(Use.SUM) and all(DECIMAL.fullmatch(r[i]) for r in rows)]
+    if not keys or not values or keys[0] == values[-1]:
         return None
-    value = values[-1]
-    others = [i for i in range(width) if i != value]
-    texts = [i for i in others if i not in values]
-    return (texts or others)[0] + 1, value + 1
+    return keys[0] + 1, values[-1] + 1
 
 
 @register

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import StepContext, q
 from rst_synth.proposers.procedural.operator import work_root as work_root  # where operators look it up
 from rst_synth.proposers.procedural.operators.csv_ops import slug
+from rst_synth.proposers.procedural.operators.roles import csv_fitting
 
 DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 """The numbers workflow steps add up exactly: optional minus, digits, optional fraction (no exponent)."""
@@ -67,9 +69,11 @@ def known_rows(artifact: Artifact) -> tuple[list[list[str]], bool] | None:
     return rows, complete
 
 
-def csv_pairs(artifact: Artifact) -> list[tuple[str, str]]:
-    """(group column, value column) pairs a workflow step can use: plain column names, a decimal value
-    column (in every known row), and a text group column (the first column where every column is numeric)."""
+def csv_pairs(artifact: Artifact, key: Use = Use.GROUP, value: Use = Use.SUM) -> list[tuple[str, str]]:
+    """(key column, value column) pairs a workflow step can use: plain column names, a decimal value column
+    (in every known row), and roles that fit: by default a column that categorises and repeats, to group by,
+    and an additive measure, to total (roles.py); `key=Use.KEY, value=Use.STATS` gives a unique key and a
+    measure, for lookups such as a reconciliation."""
     d = artifact.details
     header = d.get("header") or []
     if artifact.kind is not Kind.CSV or d.get("delimiter") != "," or not header:
@@ -82,9 +86,9 @@ def csv_pairs(artifact: Artifact) -> list[tuple[str, str]]:
     if found is None or found[0][0] != header:
         return []
     body = found[0][1:]
-    numeric = [h for i, h in enumerate(header) if all(DECIMAL.fullmatch(r[i]) for r in body)]
-    texts = [h for h in header if h not in numeric] or header[:1]
-    return [(g, v) for g in texts for v in numeric if g != v and g not in ("rows", "total", "min", "max")]
+    decimal = {h for i, h in enumerate(header) if all(DECIMAL.fullmatch(r[i]) for r in body)}
+    keys = csv_fitting(artifact, key)
+    return [(g, v) for g in keys for v in csv_fitting(artifact, value) if g != v and v in decimal]
 
 
 def contract_tool(discovery: Discovery, folder: str, group: str, value: str, suffix: str) -> str:
