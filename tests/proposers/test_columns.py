@@ -169,3 +169,15 @@ def test_roles_of_a_database_table(tmp_path: Path) -> None:
     assert table_fitting(art, "stock", Use.SUM) == ["quantity"]
     assert table_fitting(art, "stock", Use.GROUP) == ["product_id", "warehouse_id"]
     assert set(_summary_choices(art)) == {("stock", "product_id", "quantity"), ("stock", "warehouse_id", "quantity")}
+
+
+def test_every_arithmetic_operator_declares_its_uses_and_keeps_to_them() -> None:
+    declared = {name for name, op in OPERATORS.items() if op.uses}
+    assert declared >= {*CSV_ARITHMETIC, "csv-reconcile-sources", "sqlite-add-summary-table", "sqlite-window-report"}
+    # identifiers, row numbers, flags, codes, a constant measure and a unique label: nothing to compute
+    nothing = table(
+        "id,record,active,status,size,label\n"
+        + "".join(f"{100 + i},{i},{i % 2},{(200, 404)[i % 3 == 0]},12,item-{i}\n" for i in range(1, 13))
+    )
+    for name in sorted(declared):
+        assert not OPERATORS[name].can_use(nothing, found(nothing)), name

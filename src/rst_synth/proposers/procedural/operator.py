@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, Field
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.task import HistoryStep
 
@@ -94,6 +95,9 @@ class Operator:
     it produces (statistics of statistics, a count of a conversion add length, not work)."""
     once: bool = False
     """At most one step of this operator in a lineage, whatever its input."""
+    uses: tuple[Use, ...] = ()
+    """What its arithmetic does with a table's columns (group, sum, statistics, key lookup): it takes only columns
+    whose role fits each (proposers/columns.py, picked through operators/roles.py)."""
     changes_input: bool = False
     """The step changes the artifact it consumes (its mode, its Makefile): never on one of the task's inputs,
     which the parent's tests may require unchanged."""

@@ -29,6 +29,7 @@ class CsvGroupTotals(Operator):
     """Sum an additive measure per value of a column that categorises."""
 
     name = "csv-group-totals"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
 

@@ -67,6 +67,7 @@ class CsvColumnStats(Operator):
     """Min, max, mean and median of every numeric column, as a JSON object."""
 
     name = "csv-column-stats"
+    uses = (Use.STATS,)
     final = True
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -158,6 +159,7 @@ class CsvFilterAboveMean(Operator):
     """Keep the rows whose numeric column is strictly above that column's mean."""
 
     name = "csv-filter-above-mean"
+    uses = (Use.STATS,)
     final = True
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -433,6 +435,7 @@ class SqliteAddSummaryTable(Operator):
     """A per-group count/total table of a database, written to a new database of its own."""
 
     name = "sqlite-add-summary-table"
+    uses = (Use.GROUP, Use.SUM)
     final = True
     kinds = (Kind.SQLITE,)
     tools = ("python3",)

@@ -4,6 +4,7 @@ sum, a text sort, a missing trim, a bad regex), to diagnose and fix; checked by 
 from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
@@ -100,6 +101,7 @@ class PlantedDefectFix(Operator):
     """Diagnose and fix the one defect of a planted report tool, then run it on the artifact."""
 
     name = "planted-defect-fix"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0

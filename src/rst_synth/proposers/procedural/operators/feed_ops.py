@@ -104,6 +104,7 @@ class CsvReconcileSources(Operator):
     """Reconcile the artifact with a partner's JSON export under stated conflict rules."""
 
     name = "csv-reconcile-sources"
+    uses = (Use.KEY, Use.STATS)
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0
@@ -235,6 +236,7 @@ class CsvQuarantineMalformed(Operator):
     """Split a raw feed in the artifact's format into accepted records and a reject report."""
 
     name = "csv-quarantine-malformed"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0

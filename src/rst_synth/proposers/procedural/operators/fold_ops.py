@@ -8,6 +8,7 @@ import io
 import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
@@ -152,6 +153,7 @@ class CsvIncrementalFold(Operator):
     """Fold the artifact and arriving batches into a SQLite ledger, idempotently."""
 
     name = "csv-incremental-fold"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0

@@ -106,6 +106,7 @@ class JsonRecordsCountBy(JsonOperator):
     """How many records carry each value of a string key, as CSV."""
 
     name = "json-records-count-by"
+    uses = (Use.GROUP,)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
@@ -177,6 +178,7 @@ class JsonNumericSummary(JsonOperator):
     """Minimum, maximum, sum and mean of a numeric key over JSON records."""
 
     name = "json-numeric-summary"
+    uses = (Use.SUM,)
     final = True
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
@@ -129,6 +130,7 @@ class ServeCsvHttp(Operator):
     """An HTTP service over a CSV result: started now, kept running, re-reading its data on each request."""
 
     name = "serve-csv-http"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0

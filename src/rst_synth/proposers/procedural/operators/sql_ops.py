@@ -99,6 +99,7 @@ class SqliteWindowReport(Operator):
     """A report that needs window functions or a CTE, saved as a query file and as a CSV."""
 
     name = "sqlite-window-report"
+    uses = (Use.GROUP, Use.STATS, Use.SUM)
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
     weight = 3.0

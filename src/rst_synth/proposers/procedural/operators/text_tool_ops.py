@@ -93,6 +93,7 @@ class TextRecordsTool(Operator):
     """A top-N tool over whitespace-separated records with a stated contract, run on the artifact."""
 
     name = "text-records-tool"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0

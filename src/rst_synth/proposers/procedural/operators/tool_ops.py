@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
+from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.workflow import (
@@ -78,6 +79,7 @@ class CsvRollupTool(Operator):
     """A reusable rollup tool for any CSV with two named columns, run on the artifact."""
 
     name = "csv-rollup-tool"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 3.0
@@ -214,6 +216,7 @@ class CsvStreamSummary(Operator):
     """A streaming summary tool, proven on an input 100x larger than the artifact under a memory cap."""
 
     name = "csv-stream-summary"
+    uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3", "gzip")
     weight = 3.0
