@@ -2,6 +2,7 @@
 
 from rst_synth.proposers.procedural.operators import (  # noqa: F401
     build_ops,
+    c_defect_ops,
     config_layer_ops,
     config_migrate_ops,
     config_tool_ops,
@@ -17,6 +18,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     git_hook_ops,
     git_tool_ops,
     json_config_ops,
+    library_ops,
     policy_ops,
     repo_ops,
     retention_ops,
