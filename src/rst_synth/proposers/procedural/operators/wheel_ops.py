@@ -229,7 +229,7 @@ def test_{ctx.tag}_tool_rejects_what_is_no_wheel(tmp_path):
             timestamp of the environment variable SOURCE_DATE_EPOCH (seconds since 1970 UTC, read as UTC; a value
             before 1980-01-01 counts as 1980-01-01 00:00:00) rounded down to an even second, or 1980-01-01
             00:00:00 when that variable is unset or not a number. RECORD is CSV (`,`-separated, lines ending in
-            `\\\\n`) with one row per entry in the same order: `NAME,sha256=DIGEST,SIZE`, DIGEST being the
+            `\\n`) with one row per entry in the same order: `NAME,sha256=DIGEST,SIZE`, DIGEST being the
             URL-safe base64 of the SHA-256 of the entry's content without `=` padding and SIZE its length in bytes;
             its own row is `NAME,,`. The same files packed in another order or with other timestamps must give a
             byte-identical OUT.whl. When IN.whl cannot be read, is not a zip archive, or has not exactly one
