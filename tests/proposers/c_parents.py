@@ -3,11 +3,14 @@ task that builds it with make and runs it, and the discovery such a parent gives
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operators.workflow import plant
+from tests.proposers.local_step import LocalStep
 from tests.support.tasks import BASE_DOCKERFILE, write_task
 
 MAIN_C = """#include <stdio.h>
@@ -142,3 +145,15 @@ def c_discovery(
     )
     found = [program, makefile, data, *source_artifacts(sources), *extra]
     return program, Discovery(workdir="/app", artifacts=found, tools=["make", "gcc", "python3", "apt-get"])
+
+
+def built_locally() -> bool:
+    """Whether this machine can build the project (the checks of a step then run here, without Docker)."""
+    return all(shutil.which(tool) for tool in ("gcc", "make", "readelf", "nm"))
+
+
+def local_parent(local: LocalStep) -> None:
+    """The parent's files below the step's root: the sources, the data, the Makefile and the built program."""
+    for path, text in {**SOURCES, "/app/data/numbers.txt": NUMBERS, "/app/Makefile": MAKEFILE}.items():
+        local.put(path, text)
+    subprocess.run(["make", "-C", str(local.path("/app"))], check=True, capture_output=True)

@@ -14,7 +14,17 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators import library_ops  # noqa: F401  (registers the operator)
 from rst_synth.proposers.procedural.operators.c_project import c_project
-from tests.proposers.c_parents import MAIN_C, SOURCES, TALLY_C, TALLY_H, c_discovery, c_parent
+from tests.proposers.c_parents import (
+    MAIN_C,
+    SOURCES,
+    TALLY_C,
+    TALLY_H,
+    built_locally,
+    c_discovery,
+    c_parent,
+    local_parent,
+)
+from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with
 
 OP = "c-shared-library"
@@ -87,6 +97,21 @@ def test_discovery_reads_libraries_and_programs(tmp_path: Path) -> None:
     kind, details, _ = classify("/x/tally", (tmp_path / "tally").read_bytes(), executable=True)
     assert kind is Kind.EXECUTABLE and details["interp"] and details["runpath"] == "$ORIGIN/../lib"
     assert details["needed"][0] == "libtally.so.1"
+
+
+@pytest.mark.skipif(not built_locally(), reason="needs gcc and make")
+def test_checks_pass_for_the_split_and_fail_for_a_static_link(tmp_path: Path) -> None:
+    program, found = c_discovery()
+    step = OPERATORS[OP].build(program, StepContext(discovery=found, rng=random.Random(1), tag="r1s1"))
+    local = LocalStep(step, tmp_path / "root")
+    local_parent(local)
+    local.solve()
+    assert len(local.run_tests(tmp_path / "t")) == 4
+    makefile = local.path("/app/libtally/Makefile")
+    makefile.write_text(makefile.read_text().replace("$< -Llib -ltally", "$< lib/libtally.a"))
+    subprocess.run(["make", "-C", str(makefile.parent), "-B"], check=True, capture_output=True)
+    with pytest.raises(AssertionError):
+        local.run_tests(tmp_path / "wrong", only="relinked_program")
 
 
 @pytest.mark.docker

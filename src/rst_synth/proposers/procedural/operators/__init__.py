@@ -20,6 +20,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     git_tool_ops,
     json_config_ops,
     library_ops,
+    package_ops,
     plugin_dist_ops,
     policy_ops,
     repo_ops,
@@ -31,5 +32,6 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     text_json_ops,
     text_tool_ops,
     tool_ops,
+    variant_ops,
     wheel_ops,
 )
