@@ -70,6 +70,7 @@ def test_fixture_keeps_the_terminal_bench_2_shape(name: str) -> None:
 
 
 @pytest.mark.docker
+@pytest.mark.slow  # about 40 s with the base layers cached, a minute when the g++ layer is built
 def test_light_fixtures_validate() -> None:
     tasks = [Task.load(TB2 / name) for name in LIGHT]
 
