@@ -63,8 +63,17 @@ def reference() -> dict[str, Any]:
 
 def test_it_applies_to_application_configurations_only() -> None:
     assert OP.can_use(artifact(), discovery())
-    settings = artifact(json.dumps({"db": {"host": "x", "port": 1}, "debug": True, "name": "n"}), "/app/settings.json")
+    doc = {"db": {"url": "https://db.example.com:5432", "port": 1, "timeout": "30s"}, "debug": True, "name": "n"}
+    settings = artifact(json.dumps(doc), "/app/settings.json")
     assert OP.can_use(settings, discovery(settings))
+    gateway = {  # keys that no variable can name, arrays of objects, null: the document still has layers
+        "version": 1,
+        "defaults": {"timeout": "30s", "retries": 2, "headers": {"X-Team": "a"}},
+        "services": {"old-reports": {"upstream": "http://r.internal", "routes": [{"path": "/r"}], "owner": None}},
+    }
+    routes = artifact(json.dumps(gateway), "/app/config/routes.v1.json")
+    assert OP.can_use(routes, discovery(routes))
+    assert not OPERATORS["config-migrate-tool"].can_use(routes, discovery(routes))  # versioned by its own workflow
     summary = artifact(
         json.dumps({"db": {"host": "x", "port": 1}, "debug": True, "name": "n"}), "/app/out/summary.json"
     )

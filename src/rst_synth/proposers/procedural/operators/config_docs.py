@@ -1,6 +1,7 @@
 """Configuration documents as data, for the configuration operators: which TOML or JSON files are an
-application's configuration (tables of plain keys, scalar and array values), their leaves, fresh values
-of a leaf's type, and the reader and TOML writer that a step's tool and its tests share as source text."""
+application's configuration (tables of keys without dots; in TOML plain keys and scalar or array values, in
+JSON any values), their leaves, fresh values of a leaf's type, and the reader and TOML writer that a step's
+tool and its tests share as source text."""
 
 from __future__ import annotations
 
@@ -87,6 +88,27 @@ def _plain(value: Any) -> bool:
     return False
 
 
+def _json_plain(value: Any) -> bool:
+    """A JSON document the operators handle: object keys without `.` (dotted paths stay unambiguous)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and k and "." not in k and _json_plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_plain(v) for v in value)
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def simple(value: Any) -> bool:
+    """A leaf an overlay or a variable may set: a scalar, or an array of scalars of one type."""
+    if isinstance(value, list):
+        return all(isinstance(v, bool | int | float | str) for v in value) and len({type(v) for v in value}) <= 1
+    return isinstance(value, bool | int | float | str)
+
+
+def addressable(path: str) -> bool:
+    """Whether an environment variable can name the key path (every key a plain lower-case word)."""
+    return all(KEY.fullmatch(part) for part in path.split("."))
+
+
 def leaves(doc: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """Every non-table value of the document by its dotted key path, in document order."""
     found: dict[str, Any] = {}
@@ -109,6 +131,8 @@ def tables(doc: dict[str, Any], prefix: str = "") -> list[str]:
 
 
 def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
     for name, kind in (("boolean", bool), ("integer", int), ("float", float), ("string", str), ("array", list)):
         if isinstance(value, kind):
             return name
@@ -135,10 +159,11 @@ def config_document(artifact: Artifact) -> dict[str, Any] | None:
             return None
     except (tomllib.TOMLDecodeError, ValueError):
         return None
-    if not isinstance(doc, dict) or _MANIFESTS & set(doc) or not _plain(doc):
+    plain = _plain(doc) if artifact.kind is Kind.CONFIG else _json_plain(doc)
+    if not isinstance(doc, dict) or _MANIFESTS & set(doc) or not plain:
         return None
     found = leaves(doc)
-    if not tables(doc) or not 4 <= len(found) <= MAX_LEAVES:
+    if not tables(doc) or not 4 <= len(found) <= MAX_LEAVES or sum(map(simple, found.values())) < 3:
         return None
     return doc
 

@@ -13,6 +13,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.config_docs import (
     DOC_PY,
+    addressable,
     config_document,
     doc_ext,
     leaves,
@@ -51,9 +52,28 @@ NEW_TABLES = ("metrics", "tracing", "audit")
 LEVELS = ("debug", "info", "warning", "error")
 
 
+DURATION = re.compile(r"([0-9]+)(ms|s|m|h|d)")
+URL = re.compile(r"([a-z][a-z0-9+.-]*://)([A-Za-z0-9-]+)((\.[A-Za-z0-9-]+)+)(.*)")
+VERSION_WORDS = frozenset({"version", "config_version", "schema_version"})
+
+
+def changeable(path: str, value: Any) -> bool:
+    """A leaf an environment plausibly sets differently: a number, a flag, a duration, a URL, a file path, a
+    level, or a list of numbers; never a version."""
+    if path.rsplit(".", 1)[-1] in VERSION_WORDS:
+        return False
+    if isinstance(value, bool | int | float):
+        return True
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    text = str(value)
+    return bool(
+        DURATION.fullmatch(text) or URL.fullmatch(text) or text.lower() in LEVELS or re.fullmatch(r"/\S+", text)
+    )
+
+
 def env_value(path: str, old: Any, env: str, rng: Any) -> Any:
     """A value an environment would set instead of `old` (same type, different, plausible for the key)."""
-    key = path.rsplit(".", 1)[-1]
     if isinstance(old, bool):
         return not old
     if isinstance(old, int):
@@ -61,26 +81,31 @@ def env_value(path: str, old: Any, env: str, rng: Any) -> Any:
     if isinstance(old, float):
         return rng.choice([round(old * 2, 2), round(old / 2, 2), round(old + 0.5, 2)]) if old else 1.5
     if isinstance(old, list):
-        if old and all(isinstance(v, int) and not isinstance(v, bool) for v in old):
-            return [*old[1:], max(old) + 1]
-        return [*(str(v) for v in old[:1]), f"{env}-{len(old) + 1}"]
+        return [*old[1:], max(old) + 1]
     text = str(old)
-    if "level" in key:
+    duration, url = DURATION.fullmatch(text), URL.fullmatch(text)
+    if duration:
+        return f"{int(duration[1]) * rng.choice([2, 3]) or 1}{duration[2]}"
+    if url:
+        return f"{url[1]}{url[2]}.{env}{url[3]}{url[5]}"
+    if text.lower() in LEVELS:
         return rng.choice([w for w in LEVELS if w != text.lower()])
-    if "://" in text:
-        return re.sub(r"://([^/@]*@)?", lambda m: m.group(0) + env + "-", text, count=1)
-    return f"{text}-{env}" if text else env
+    folder, _, name = text.rpartition("/")
+    return f"{folder}/{env}/{name}"
 
 
 def _overlay(doc: dict[str, Any], env: str, ctx: StepContext) -> tuple[dict[str, Any], list[str]]:
     """An environment's overlay: two values replaced, one unset, one key added; and the paths it replaced."""
-    rng, found = ctx.rng, leaves(doc)
-    changed = rng.sample(sorted(found), 3)
+    rng, found = ctx.rng, {p: v for p, v in leaves(doc).items() if changeable(p, v)}
+    named = sorted(p for p in found if addressable(p))
+    first = rng.choice(named)  # the value a variable of the environment then replaces again
+    changed = [first, *rng.sample(sorted(p for p in found if p != first), 2)]
     top: dict[str, Any] = {}
     for path in changed[:2]:
         _set(top, path, env_value(path, found[path], env, rng))
     _set(top, changed[2], "!unset")
-    table = rng.choice(tables(doc))
+    plain = [t for t in tables(doc) if all(addressable(f"{t}.{k}") for k in _node(doc, t))]
+    table = rng.choice(plain or tables(doc))
     node = doc
     for part in table.split("."):
         node = node[part]
@@ -93,10 +118,17 @@ def _overlay(doc: dict[str, Any], env: str, ctx: StepContext) -> tuple[dict[str,
     return top, changed[:2]
 
 
+def _node(doc: dict[str, Any], table: str) -> dict[str, Any]:
+    for part in table.split("."):
+        doc = doc[part]
+    return doc
+
+
 def _env_text(doc: dict[str, Any], replaced: list[str], prefix: str, env: str, ctx: StepContext) -> str:
     """Environment variables for the merged document: one replaces a value the overlay set (the variable
     wins), one another leaf; a comment, a blank line and a variable of another application around them."""
-    rng, found = ctx.rng, {p: v for p, v in leaves(doc).items() if p not in replaced}
+    rng = ctx.rng
+    found = {p: v for p, v in leaves(doc).items() if p not in replaced and changeable(p, v) and addressable(p)}
     picks = [replaced[0], *rng.sample(sorted(found), min(1, len(found)))]
     lines = ["# set by the deployment", f"OTHER_APP__{picks[0].split('.')[-1].upper()}=1", ""]
     for path in picks:
@@ -131,7 +163,14 @@ class ConfigLayeredMerge(Operator):
     weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
-        return config_document(artifact) is not None and places_ok(artifact, discovery, "bin", "incoming", "effective")
+        doc = config_document(artifact)
+        found = leaves(doc or {})
+        return (
+            doc is not None
+            and any(changeable(p, v) and addressable(p) for p, v in found.items())
+            and sum(changeable(p, v) for p, v in found.items()) >= 3
+            and places_ok(artifact, discovery, "bin", "incoming", "effective")
+        )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         doc = config_document(artifact)
