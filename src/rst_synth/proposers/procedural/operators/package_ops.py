@@ -211,7 +211,8 @@ Description: {synopsis}
  Built by the workflow from its sources.
 """
 
-DEPENDS_SH = """depends=$(ldd PROGRAM \\
+DEPENDS_SH = """# ldd is a bash script: the caller's exported shell options (set -u) must not reach it
+depends=$(env -u SHELLOPTS ldd PROGRAM \\
   | awk '$2 == "=>" && $3 ~ /^\\// {print $1, $3}' \\
   | while read -r name path; do
       case " SHIPPED " in *" $name "*) continue ;; esac
