@@ -21,6 +21,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     git_tool_ops,
     json_config_ops,
     library_ops,
+    log_ops,
     package_ops,
     plugin_dist_ops,
     policy_ops,
