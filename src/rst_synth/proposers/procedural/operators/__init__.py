@@ -6,6 +6,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     config_layer_ops,
     config_migrate_ops,
     config_tool_ops,
+    contacts_ops,
     coverage_ops,
     cron_overlap_ops,
     csv_ops,
