@@ -108,7 +108,7 @@ def test_the_solvers_attempts_are_accepted_with_their_task_or_not_at_all(tmp_pat
     assert {a.task for a in store.agent_attempts()} == {"t1"}
 
 
-def test_an_older_run_gains_the_test_time_and_the_attempts_agent_columns(tmp_path) -> None:
+def test_an_older_run_gains_the_test_time_and_the_attempts_agent_and_step_columns(tmp_path) -> None:
     db = sqlite3.connect(tmp_path / "run.db")
     db.executescript(
         "CREATE TABLE tasks (id TEXT PRIMARY KEY, name TEXT NOT NULL, round INTEGER NOT NULL, parent_id TEXT,"
@@ -123,7 +123,10 @@ def test_an_older_run_gains_the_test_time_and_the_attempts_agent_columns(tmp_pat
     db.close()
     store = Store(tmp_path / "run.db")
     (old,) = store.agent_attempts()
-    assert (old.eval_id, old.agent, old.model) == ("llm-m", None, None)
+    assert (old.eval_id, old.agent, old.model, old.step_rewards) == ("llm-m", None, None, None)
+    steps = {"r0-seed": 1.0, "r1-touch": 0.0, "r2-touch": None}  # in order; None: the gate stopped it
+    store.record_agent_attempt(old.model_copy(update={"attempt": 1, "step_rewards": steps}))
+    assert [list((a.step_rewards or {}).items()) for a in store.agent_attempts()] == [[], list(steps.items())]
     store.add_candidate("c", 1, "p", 1)
     store.accept(
         "c", TaskRow(id="t", name="o/t", round=1, parent_id="p", root_id="p", path="x", test_sec=0.7), b"", b""

@@ -119,10 +119,21 @@ def now() -> str:
 
 
 class TrajectoryRecorder:
-    """Builds a Trajectory step by step while an agent works."""
+    """Builds a Trajectory step by step while an agent works. On a multi-step task the trajectory's
+    `extra.task_steps` lists each task step: its name, the first ATIF step of it, its reward and why
+    the agent ended it."""
 
     def __init__(self, agent: AgentInfo, session_id: str | None = None) -> None:
         self.trajectory = Trajectory(session_id=session_id or str(uuid.uuid4()), agent=agent, steps=[])
+        self.task_steps: list[dict[str, Any]] = []
+
+    def begin_task_step(self, name: str) -> None:
+        """A task step starts: the ATIF steps recorded from here on are its work."""
+        self.task_steps.append({"name": name, "first_step_id": self._next()})
+
+    def end_task_step(self, reward: float | None, ended: str) -> None:
+        """The task step begun last was verified: its reward (None: no reward file) and why it ended."""
+        self.task_steps[-1].update(reward=reward, ended=ended)
 
     def system(self, message: str) -> None:
         self._add(Step(step_id=self._next(), timestamp=now(), source="system", message=message))
@@ -163,6 +174,8 @@ class TrajectoryRecorder:
             total_steps=len(self.trajectory.steps),
         )
         self.trajectory.notes = notes
+        if self.task_steps:
+            self.trajectory.extra = {**(self.trajectory.extra or {}), "task_steps": self.task_steps}
         return Trajectory.model_validate(self.trajectory.model_dump())  # the validators run on the whole
 
     def _next(self) -> int:

@@ -136,4 +136,8 @@ class AttemptResult(BaseModel):
     cost_usd: float = 0.0
     seconds: float = 0.0
     verifier_output: str = ""
-    """End of test.sh's output."""
+    """End of test.sh's output (a multi-step task's: the last step's that ran)."""
+    step_rewards: dict[str, float | None] | None = None
+    """Per step, where the task has steps: a multi-step task's step rewards in order (None: the gate
+    stopped the attempt before the step), or the share of each step's tests a flat task's verifier
+    reports in reward.json ([metadata].step_credit); None for other tasks."""

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -72,18 +73,22 @@ async def run_eval(
     max_usd: float | None = None,
     progress: EvalProgress | None = None,
     executor: Executor | None = None,
+    load: Callable[[EvalTask], Task] | None = None,
 ) -> str:
     """Run every missing attempt; returns why it stopped ("done" or the budget that ran out).
 
     `root` is the store's folder (attempt paths are recorded relative to it); attempts are written
     under `out_dir`/<task folder>/attempt-<i>/. `executor` runs the attempts (default: in process, on
-    `sandbox`); each is keyed `<eval>:<task>:<attempt>`."""
+    `sandbox`); each is keyed `<eval>:<task>:<attempt>`. `load` gives the task an item is evaluated
+    as (default: its directory as it is; `rst eval` passes the flat form with per-step credit, or
+    the multi-step form), once per item."""
     progress = progress or _Quiet()
+    load = load or (lambda item: Task.load(item.path))
     runner = executor or LocalExecutor(sandbox)
     finished = {(row.task, row.attempt) for row in store.agent_attempts(eval_name)}
     slots = asyncio.Semaphore(jobs)
     stop: list[str] = []
-    loaded: dict[Path, Task] = {}
+    loaded: dict[str, Task] = {}
 
     async def one(item: EvalTask, attempt: int) -> None:
         async with slots:
@@ -92,7 +97,7 @@ async def run_eval(
             if max_usd is not None and store.eval_spend(eval_name) >= max_usd:
                 stop.append(f"max_usd (${max_usd:g}) reached")
                 return
-            task = loaded.get(item.path) or loaded.setdefault(item.path, Task.load(item.path))
+            task = loaded.get(item.key) or loaded.setdefault(item.key, load(item))
             target = out_dir / item.folder / f"attempt-{attempt}"
             seed = stable_seed(0, f"{eval_name}:{item.key}:{attempt}")
             try:
@@ -131,6 +136,7 @@ async def run_eval(
                     path=str(target.relative_to(root)),
                     agent=agent.name,
                     model=agent.model or None,
+                    step_rewards=result.step_rewards,
                 )
             )
             progress.attempt_finished(result)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from rst_synth.task import Figures
 from rst_synth.validator.models import Check, Reason
@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS agent_attempts (
     eval_id TEXT NOT NULL, task TEXT NOT NULL, round INTEGER NOT NULL, attempt INTEGER NOT NULL,
     reward REAL NOT NULL, ended TEXT NOT NULL, steps INTEGER, tokens_in INTEGER, tokens_out INTEGER,
     cost_usd REAL, seconds REAL, path TEXT NOT NULL, created_at REAL NOT NULL, agent TEXT, model TEXT,
-    PRIMARY KEY (eval_id, task, attempt));
+    step_rewards TEXT, PRIMARY KEY (eval_id, task, attempt));
 """
 
 
@@ -116,6 +116,14 @@ class AgentAttemptRow(BaseModel):
     """The agent's short name (None in rows written before it was recorded)."""
     model: str | None = None
     """The model behind the agent."""
+    step_rewards: dict[str, float | None] | None = None
+    """Per step of a multi-step task (None: not run, the gate stopped the attempt), or the per-step
+    credit a flat task's verifier reported; stored as a JSON object, NULL for other tasks."""
+
+    @field_validator("step_rewards", mode="before")
+    @classmethod
+    def _from_json(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
 
 
 class Store:
@@ -147,7 +155,7 @@ class Store:
             self._db.execute("ALTER TABLE attempts ADD COLUMN round INTEGER")
             self._db.execute("UPDATE attempts SET round = (SELECT c.round FROM candidates c WHERE c.id = candidate_id)")
         evals = {row[1] for row in self._db.execute("PRAGMA table_info(agent_attempts)")}
-        for column in ("agent", "model"):
+        for column in ("agent", "model", "step_rewards"):
             if column not in evals:
                 self._db.execute(f"ALTER TABLE agent_attempts ADD COLUMN {column} TEXT")
         # Per-round check counts read this index only, never the attempts' (large) rows.
@@ -451,6 +459,7 @@ class Store:
 
 def _insert_attempt(db: sqlite3.Connection, row: AgentAttemptRow) -> None:
     data = row.model_dump()
+    data["step_rewards"] = json.dumps(row.step_rewards) if row.step_rewards is not None else None
     data["created_at"] = time.time()
     db.execute(
         f"INSERT OR REPLACE INTO agent_attempts({', '.join(data)}) VALUES ({', '.join('?' * len(data))})",
