@@ -1,4 +1,4 @@
-"""`rst stats` and `rst export`: read a run directory."""
+"""`rst stats` (a run directory) and `rst export` (a run directory or task directories)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from rst_synth.agents.steps import STRATEGIES, RewardStrategy
 from rst_synth.cli.common import console, fail
-from rst_synth.export import export_dataset
+from rst_synth.export import LineageError, export_dataset, export_dirs
 from rst_synth.proposers.procedural.operator import bookkeeping_operators
 from rst_synth.report import CHECKS, QUALITY_CHECKS, RoundStats, run_stats
 from rst_synth.report.passk import rounds_pass
 from rst_synth.report.plot import plot_rounds
 from rst_synth.store import AgentAttemptRow, RunPaths, Store
+from rst_synth.task import TaskFormatError
 
 _CHECK_SHORT = {"determinism": "determ"}
 
@@ -127,31 +129,64 @@ def stats_command(
 
 
 def _print_evals(rows: list[AgentAttemptRow]) -> None:
-    """pass@1 and pass@k per round of every agent evaluated on the run (`rst eval RUN`)."""
-    from rst_synth.cli.evaluate import pass_table
+    """pass@1 and pass@k per round of every agent evaluated on the run (`rst eval RUN`), with the
+    mean per-step credit beside them where the attempts have per-step rewards."""
+    from rst_synth.cli.evaluate import credit_column, pass_table
 
     for name in sorted({row.eval_id for row in rows}):
         mine = [row for row in rows if row.eval_id == name]
         k = max(sum(1 for r in mine if r.task == row.task) for row in mine)
-        console.print(pass_table(rounds_pass(mine, k), k, title=f"{name}: pass@k per round"))
+        rounds = rounds_pass(mine, k)
+        console.print(pass_table(rounds, k, title=f"{name}: pass@k per round", credit=credit_column(mine, rounds)))
 
 
 def export_command(
-    run: Annotated[Path, typer.Argument(help="A run directory made by `rst synth`.")],
+    paths: Annotated[list[Path], typer.Argument(help="A run directory made by `rst synth`, or task directories.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the dataset (one task directory per task).")],
-    rounds: Annotated[str | None, typer.Option(help="Rounds to export, e.g. '1,2,5' or '1-3' (default: all).")] = None,
+    rounds: Annotated[
+        str | None, typer.Option(help="A run's rounds to export, e.g. '1,2,5' or '1-3' (default: all).")
+    ] = None,
+    multi_step: Annotated[
+        bool, typer.Option("--multi-step", help="Each task as a Harbor multi-step task: one step per round.")
+    ] = False,
+    reward_strategy: Annotated[
+        str, typer.Option(help="--multi-step: the task's reward from its steps' (multi_step_reward_strategy).")
+    ] = "mean",
 ) -> None:
-    """Export accepted tasks as a flat Harbor dataset.
+    """Export accepted tasks as a Harbor dataset.
 
     One directory per task, plus manifest.jsonl and manifest.csv (one row per task: id, round,
-    parent, root, figures). `harbor run -p OUT/<id>` runs a task.
+    parent, root, figures). `harbor run -p OUT/<id>` runs a task. Flat by default: where its verifier
+    allows it, a task's tests also write /logs/verifier/reward.json with the overall reward and each
+    step's share of tests passed. With --multi-step, step 1 is the root seed's work and each later
+    step what one round added, gated on the step before (min_reward 1); a task without lineage is
+    one step, and a lineage whose parent is missing is refused.
     """
-    paths, store = open_run(run)
+    if reward_strategy not in STRATEGIES:
+        raise fail(f"--reward-strategy {reward_strategy!r}: choose from {', '.join(STRATEGIES)}")
+    strategy: RewardStrategy = "final" if reward_strategy == "final" else "mean"
+    run = paths[0] if len(paths) == 1 and RunPaths(paths[0]).exists() else None
     try:
-        manifest = export_dataset(paths, store, out, parse_rounds(rounds))
-    finally:
-        store.close()
-    console.print(f"exported {len(manifest)} tasks to {out} (manifest.jsonl, manifest.csv)")
+        if run is not None:
+            run_paths, store = open_run(run)
+            try:
+                manifest = export_dataset(
+                    run_paths, store, out, parse_rounds(rounds), multi_step=multi_step, strategy=strategy
+                )
+            finally:
+                store.close()
+        else:
+            if rounds is not None:
+                raise fail("--rounds selects a run's rounds: give a run directory, or leave it out")
+            manifest = export_dirs(paths, out, multi_step=multi_step, strategy=strategy)
+    except (TaskFormatError, LineageError) as exc:
+        raise fail(str(exc)) from None
+    except ValueError as exc:  # two directories of one name
+        raise fail(str(exc).splitlines()[0]) from None
+    form = "multi-step" if multi_step else "flat"
+    credit = sum(1 for entry in manifest if entry["task_steps"])
+    detail = "" if multi_step else f"; per-step credit in reward.json: {credit} of {len(manifest)}"
+    console.print(f"exported {len(manifest)} {form} tasks to {out} (manifest.jsonl, manifest.csv{detail})")
 
 
 def parse_rounds(spec: str | None) -> set[int] | None:
