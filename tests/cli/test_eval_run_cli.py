@@ -28,11 +28,22 @@ def test_eval_of_a_run_reports_rounds_and_feeds_stats_and_export(tmp_path: Path)
         (1, 2, 1.0, 1.0),
     ]
     assert (run / "evals" / "oracle").is_dir()
+    # The flat form's verifier reports each step's share of tests passed (real pytest, reward.json).
+    credit = {Path(t["path"]).name: t["step_rewards"] for t in report["tasks"]}
+    assert credit["seed0"] == [{"r0-seed0": 1.0}] * 2
+    child = next(name for name in credit if name.startswith("seed1-r1"))
+    assert credit[child] == [{"r0-seed1": 1.0, "r1-touch": 1.0}] * 2
+    assert all(r["step_credit"] == 1.0 for r in report["rounds"])
 
-    assert rst("eval", str(run), "--agent", "nop", "-k", "1").returncode == 0
+    nop = rst("eval", str(run), "--agent", "nop", "-k", "1", "--json")
+    assert nop.returncode == 0, nop.stderr
+    assert {json.dumps(t["step_rewards"]) for t in json.loads(nop.stdout)["tasks"] if "-r1-" in t["path"]} == {
+        json.dumps([{f"r0-{seed}": 0.0, "r1-touch": 0.0}]) for seed in ("seed0", "seed1")
+    }
     stats = rst("stats", str(run))
     assert stats.returncode == 0, stats.stderr
     assert "oracle: pass@k per round" in stats.stdout and "nop: pass@k per round" in stats.stdout
+    assert "step credit" in stats.stdout
 
     exported = rst("export", str(run), "--out", str(tmp_path / "dataset"))
     assert exported.returncode == 0, exported.stderr

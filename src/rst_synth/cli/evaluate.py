@@ -3,38 +3,60 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from rst_synth.agents import AttemptLimits, AttemptResult, make_agent
-from rst_synth.cli.common import console, fail, load_task, open_sandbox, run_with_sandbox, setup_logging
+from rst_synth.agents.steps import STRATEGIES, RewardStrategy, load_task_dir, task_steps
+from rst_synth.cli.common import console, fail, open_sandbox, run_with_sandbox, setup_logging
 from rst_synth.cli.synth import open_executor
 from rst_synth.engine.evaluate import EvalTask, eval_id, run_eval
 from rst_synth.executors import AgentSpec, WorkSpec
+from rst_synth.export import LineageError, check_lineages, task_form
 from rst_synth.report.passk import RoundPass, k_values, rounds_pass
+from rst_synth.report.stats import step_credit
 from rst_synth.store import AgentAttemptRow, RunPaths, Store
 from rst_synth.store.lock import RunLock, RunLocked
+from rst_synth.task import Task, TaskFormatError
 
 
-def pass_table(results: list[RoundPass], k: int, title: str, labels: list[str] | None = None) -> Table:
-    """pass@k per round, or per task when `labels` names each row."""
+def pass_table(
+    results: list[RoundPass],
+    k: int,
+    title: str,
+    labels: list[str] | None = None,
+    credit: list[float | None] | None = None,
+) -> Table:
+    """pass@k per round, or per task when `labels` names each row; with `credit`, each row's mean
+    per-step credit beside it (where a task has steps)."""
     table = Table(title=title)
     head = ["task"] if labels else ["round", "tasks"]
-    for column in (*head, "attempts", "successes", *(f"pass@{kk}" for kk in k_values(k))):
+    tail = ["step credit"] if credit is not None else []
+    for column in (*head, "attempts", "successes", *(f"pass@{kk}" for kk in k_values(k)), *tail):
         table.add_column(column, justify="left" if column == "task" else "right")
     for index, r in enumerate(results):
         first = [labels[index]] if labels else [str(r.round), str(r.tasks)]
+        shown = credit[index] if credit is not None else None
         table.add_row(
             *first,
             str(r.attempts),
             str(r.successes),
             *(f"{r.pass_at[kk]:.3f}" if kk in r.pass_at else "-" for kk in k_values(k)),
+            *(["-" if shown is None else f"{shown:.3f}"] if credit is not None else []),
         )
     return table
+
+
+def credit_column(rows: list[AgentAttemptRow], results: list[RoundPass]) -> list[float | None] | None:
+    """The step credit of each round of `results`, or None when no attempt has per-step rewards."""
+    credit = step_credit(rows)
+    return [credit.get(r.round) for r in results] if credit else None
 
 
 def eval_command(
@@ -67,6 +89,15 @@ def eval_command(
     ray_address: Annotated[
         str | None, typer.Option(help="--executor ray: the cluster's address (default: start a local Ray instance).")
     ] = None,
+    multi_step: Annotated[
+        bool,
+        typer.Option(
+            "--multi-step", help="Each task as a multi-step task (one step per round), as `rst export --multi-step`."
+        ),
+    ] = False,
+    reward_strategy: Annotated[
+        str, typer.Option(help="--multi-step: an attempt's reward from its steps' (mean or final).")
+    ] = "mean",
 ) -> None:
     """Run an agent K times on each task and report pass@k.
 
@@ -79,7 +110,17 @@ def eval_command(
     measured work (instruction length, executed commands, solution lines, oracle time), and by no
     count of commands, as in Harbor: a count would be a second, cruder clock that stops an agent
     working in small commands before one that writes large scripts. --max-steps caps it by hand.
+
+    A run's tasks run as `rst export` writes them: flat, with each step's share of tests passed
+    recorded where the verifier reports it, or with --multi-step one step per round, the agent
+    getting each step's instruction in turn in one container, each step's tests after it, a step
+    below its gate ending the attempt. Task directories run as they are (a multi-step task
+    directory as its steps) unless --multi-step makes their lineages steps. Per-step rewards go to
+    result.json and the store; tables show the mean per-step credit beside pass@k.
     """
+    if reward_strategy not in STRATEGIES:
+        raise fail(f"--reward-strategy {reward_strategy!r}: choose from {', '.join(STRATEGIES)}")
+    strategy: RewardStrategy = "final" if reward_strategy == "final" else "mean"
     run = paths[0] if len(paths) == 1 and RunPaths(paths[0]).exists() else None
     options: dict[str, Any] = {
         key: value
@@ -102,9 +143,12 @@ def eval_command(
         store, root = Store(out / "eval.db"), out
         tasks = []
         for path in paths:
-            task = load_task(path)
+            task = _load(partial(load_task_dir, path))
             lineage = task.config.metadata.lineage
             tasks.append(EvalTask(key=str(path.resolve()), round=lineage.round if lineage else 0, path=path))
+    if multi_step:  # a lineage with a missing parent is refused before any attempt runs
+        _load(lambda: check_lineages([t.path for t in tasks if not _is_multi_step(t.path)]))
+    load = _eval_form(as_run=run is not None, multi_step=multi_step, strategy=strategy)
     evals_root = RunPaths(run).root / "evals" if run is not None else out
     cache_dir = str(evals_root / "llm-cache")
     try:  # replies are cached with the evals, so a resumed attempt does not pay for them twice
@@ -156,6 +200,7 @@ def eval_command(
                     max_usd=max_usd,
                     progress=_Bar(),
                     executor=runner,
+                    load=load,
                 )
             finally:
                 await runner.close()
@@ -170,6 +215,33 @@ def eval_command(
     _report(rows, tasks, k, name, chosen.name, chosen.model, as_json, by_round=run is not None)
     if reason != "done":
         console.print(f"stopped: {reason}", highlight=False)
+
+
+T = TypeVar("T")
+
+
+def _load(read: Callable[[], T]) -> T:
+    """`read()`, with a malformed task or a broken lineage as one error line."""
+    try:
+        return read()
+    except (TaskFormatError, LineageError) as exc:
+        raise fail(str(exc)) from None
+
+
+def _is_multi_step(path: Path) -> bool:
+    return bool(task_steps(_load(lambda: load_task_dir(path))))
+
+
+def _eval_form(*, as_run: bool, multi_step: bool, strategy: RewardStrategy) -> Callable[[EvalTask], Task]:
+    """How an item is loaded: a run's task as the export writes it; a task directory as it is,
+    or with --multi-step its lineage as steps (a multi-step directory stays as it is)."""
+
+    def load(item: EvalTask) -> Task:
+        if as_run or (multi_step and not _is_multi_step(item.path)):
+            return task_form(item.path, multi_step=multi_step, strategy=strategy)
+        return load_task_dir(item.path)
+
+    return load
 
 
 def _hold(lock: RunLock) -> None:
@@ -190,10 +262,13 @@ def _report(
     by_round: bool,
 ) -> None:
     rounds = rounds_pass(rows, k)
+    credit = step_credit(rows)
     if as_json:
         rewards: dict[str, list[float]] = {}
+        step_rewards: dict[str, list[dict[str, float | None] | None]] = {}
         for row in rows:
             rewards.setdefault(row.task, []).append(row.reward)
+            step_rewards.setdefault(row.task, []).append(row.step_rewards)
         print(
             json.dumps(
                 {
@@ -207,11 +282,18 @@ def _report(
                             "attempts": r.attempts,
                             "successes": r.successes,
                             **{f"pass@{kk}": v for kk, v in r.pass_at.items()},
+                            **({"step_credit": credit[r.round]} if r.round in credit else {}),
                         }
                         for r in rounds
                     ],
                     "tasks": [
-                        {"path": str(t.path), "round": t.round, "rewards": rewards.get(t.key, [])} for t in tasks
+                        {
+                            "path": str(t.path),
+                            "round": t.round,
+                            "rewards": rewards.get(t.key, []),
+                            "step_rewards": step_rewards.get(t.key, []),
+                        }
+                        for t in tasks
                     ],
                 },
                 indent=2,
@@ -219,14 +301,18 @@ def _report(
         )
         return
     if by_round:
-        console.print(pass_table(rounds, k, title=f"{name}: pass@k per round"))
+        console.print(pass_table(rounds, k, title=f"{name}: pass@k per round", credit=credit_column(rows, rounds)))
         return
-    per_task = [rounds_pass([row for row in rows if row.task == t.key], k) for t in tasks]
+    mine = [[row for row in rows if row.task == t.key] for t in tasks]
+    per_task = [rounds_pass(task_rows, k) for task_rows in mine]
+    shown = [(t, r[0], task_rows) for t, r, task_rows in zip(tasks, per_task, mine, strict=True) if r]
+    credits = [step_credit(task_rows).get(result.round) for _, result, task_rows in shown]
     console.print(
         pass_table(
-            [r[0] for r in per_task if r],
+            [result for _, result, _ in shown],
             k,
             title=f"{name}: pass@k per task",
-            labels=[str(t.path) for t, r in zip(tasks, per_task, strict=True) if r],
+            labels=[str(t.path) for t, _, _ in shown],
+            credit=credits if any(c is not None for c in credits) else None,
         )
     )

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 
 from pydantic import BaseModel, Field
 
-from rst_synth.store import Store
+from rst_synth.store import AgentAttemptRow, Store
 from rst_synth.validator.models import QUALITY_CHECKS as _QUALITY
 
 CHECKS = ("static", "build", "oracle", "nop", "determinism", "parent", "novelty")
@@ -50,6 +50,8 @@ class RoundStats(BaseModel):
     """Bookkeeping steps over all steps of the lineages of the round's tasks (None: not computed)."""
     operators: dict[str, int] = Field(default_factory=dict)
     """Steps the round's tasks added, per operator (or workflow theme), most used first."""
+    step_credit: dict[str, float] = Field(default_factory=dict)
+    """Per eval id: the mean per-step credit of its attempts on the round's tasks (`step_credit`)."""
 
 
 def run_stats(store: Store, bookkeeping: frozenset[str] | None = None) -> list[RoundStats]:
@@ -61,7 +63,32 @@ def run_stats(store: Store, bookkeeping: frozenset[str] | None = None) -> list[R
         verdicts[row["round"]].append(row)
     stats = [_round(store, r, rounds[r], verdicts[r]) for r in sorted(rounds)]
     _step_figures(store, stats, bookkeeping)
+    attempts = store.agent_attempts()
+    for eval_id in sorted({row.eval_id for row in attempts}):
+        credit = step_credit([row for row in attempts if row.eval_id == eval_id])
+        for s in stats:
+            if s.round in credit:
+                s.step_credit[eval_id] = credit[s.round]
     return stats
+
+
+def attempt_credit(row: AgentAttemptRow) -> float | None:
+    """An attempt's per-step credit: the mean of its steps' rewards (a step the gate stopped before
+    it ran counts 0), None for an attempt whose task has no steps."""
+    if not row.step_rewards:
+        return None
+    return sum(r or 0.0 for r in row.step_rewards.values()) / len(row.step_rewards)
+
+
+def step_credit(rows: list[AgentAttemptRow]) -> dict[int, float]:
+    """Per round: the mean per-step credit over the attempts that have one; the partial credit of a
+    long task beside pass@k, which counts whole solutions only."""
+    by_round: dict[int, list[float]] = defaultdict(list)
+    for row in rows:
+        credit = attempt_credit(row)
+        if credit is not None:
+            by_round[row.round].append(credit)
+    return {round_: sum(values) / len(values) for round_, values in sorted(by_round.items())}
 
 
 def _step_figures(store: Store, stats: list[RoundStats], bookkeeping: frozenset[str] | None) -> None:
