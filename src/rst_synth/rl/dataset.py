@@ -14,6 +14,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rst_synth.agents import AttemptLimits
+from rst_synth.agents.steps import credit_keys, load_task_dir, step_view, task_steps
 from rst_synth.export.sources import TaskEntry
 from rst_synth.task import Task
 
@@ -43,10 +44,16 @@ def rl_prompt(task: Task, limits: AttemptLimits) -> list[dict[str, str]]:
 
 
 def skyrl_row(entry: TaskEntry, *, max_turns: int = 40) -> dict[str, Any]:
-    task = Task.load(entry.task_dir)
+    """One RL row. A multi-step task's prompt is its first step's, `extra_info.task_steps` lists its
+    steps and `per_step_reward` is true: the episode gives each step's reward as the agent ends it
+    (rl/session.py). A flat task's `task_steps` are the per-step credit keys its reward.json
+    reports, where it has them; its episode's reward comes at the end."""
+    task = load_task_dir(entry.task_dir)
+    steps = task_steps(task)
+    first = step_view(task, steps[0]) if steps else task
     return {
         "data_source": DATA_SOURCE,
-        "prompt": rl_prompt(task, AttemptLimits(max_steps=max_turns)),
+        "prompt": rl_prompt(first, AttemptLimits(max_steps=max_turns)),
         "env_class": ENV_CLASS,
         "reward_spec": {"method": "rule", "ground_truth": entry.name},
         "extra_info": {
@@ -55,5 +62,7 @@ def skyrl_row(entry: TaskEntry, *, max_turns: int = 40) -> dict[str, Any]:
             "round": entry.round,
             "root": entry.root,
             "max_turns": max_turns,
+            "task_steps": [step.name for step in steps] or credit_keys(task),
+            "per_step_reward": bool(steps),
         },
     }

@@ -8,6 +8,13 @@ tests are copied in and run, and the reward read exactly as an `rst eval` attemp
 read it (`validator.trial.verify`). The container is removed when the episode ends, on `close()`,
 on an error and at interpreter exit.
 
+A multi-step task (agents/steps.py) gives a step's reward when the agent ends the step: the prompt is
+the first step's instruction; a submit runs that step's tests and, where more steps follow and the
+reward reaches the step's gate, the episode goes on in the same container with the next step's
+instruction as the observation, the reward that step's (not done), its own [agent] timeout_sec
+starting. The last step, a step below its gate, or a step ended otherwise than by submit ends the
+episode with that step's reward. The rewards an episode gives add up to the sum of its steps'.
+
 Training engines call environments synchronously, so the async sandbox runs on one event loop in a
 background thread that every session of the process shares.
 """
@@ -26,6 +33,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from rst_synth.agents import AttemptLimits, Ended, Shell
+from rst_synth.agents.steps import (
+    BETWEEN_STEPS,
+    load_task_dir,
+    step_tests,
+    step_verifier_timeout,
+    step_view,
+    task_steps,
+)
 from rst_synth.agents.terminal import MAX_FORMAT_ERRORS
 from rst_synth.rl.actions import parse_action
 from rst_synth.rl.dataset import rl_prompt
@@ -45,6 +60,8 @@ class EpisodeStep(BaseModel):
     """0 until the episode ends; then the verifier's reward (no reward file: 0)."""
     ended: Ended | None = None
     verifier_output: str = ""
+    task_step: str | None = None
+    """On a multi-step task, the step this action ended (its reward is `reward`); else None."""
 
 
 class EpisodeOver(RuntimeError):
@@ -94,7 +111,8 @@ class TaskSession:
         backend: str = "docker",
         sandbox_options: dict[str, Any] | None = None,
     ) -> None:
-        self.task = Task.load(task_dir)
+        self.task = load_task_dir(task_dir)
+        self.task_steps = task_steps(self.task)
         self.limits = limits or AttemptLimits()
         self._backend, self._sandbox_options = backend, dict(sandbox_options or {})
         self._sandbox: Sandbox | None = None
@@ -107,10 +125,18 @@ class TaskSession:
         """Malformed replies in a row."""
         self.last: EpisodeStep | None = None
         """The episode's final step once it is over."""
+        self.step_index = 0
+        """On a multi-step task, the step the agent works on."""
+        self.step_rewards: dict[str, float] = {}
+        """On a multi-step task, the rewards of the steps ended this episode."""
 
     @property
     def prompt(self) -> list[dict[str, str]]:
-        return rl_prompt(self.task, self.limits)
+        return rl_prompt(self._current(), self.limits)
+
+    def _current(self) -> Task:
+        """The task as the agent sees it now: the step it works on, or the whole task."""
+        return step_view(self.task, self.task_steps[self.step_index]) if self.task_steps else self.task
 
     @property
     def running(self) -> bool:
@@ -120,6 +146,7 @@ class TaskSession:
         """Start an episode in a fresh container (ending any running one) and give its prompt."""
         self.close()
         self.steps, self.format_errors, self.last = 0, 0, None
+        self.step_index, self.step_rewards = 0, {}
         _Loop.get().run(self._start())
         _open_sessions.add(self)
         return self.prompt
@@ -194,20 +221,43 @@ class TaskSession:
             await _shut(sandbox, stack)
             raise
         self._sandbox, self._stack, self._shell = sandbox, stack, Shell(box, self.limits)
-        self._deadline = time.monotonic() + (self.task.config.agent.timeout_sec or self.limits.default_wall_sec)
+        self._start_clock()
+
+    def _start_clock(self) -> None:
+        self._deadline = time.monotonic() + (self._current().config.agent.timeout_sec or self.limits.default_wall_sec)
 
     def _finish(self, ended: Ended, observation: str) -> EpisodeStep:
         shell = self._require_running()
-        tests = self.task.files_under(TaskPaths.TESTS_DIR)
+        step = self.task_steps[self.step_index] if self.task_steps else None
+        if step is not None:
+            tests, timeout = step_tests(self.task, step), step_verifier_timeout(self.task, step)
+        else:
+            tests, timeout = self.task.files_under(TaskPaths.TESTS_DIR), self.task.config.verifier.timeout_sec
         try:
-            verified, reward = _Loop.get().run(verify(shell.box, tests, self.task.config.verifier.timeout_sec))
+            verified, reward = _Loop.get().run(verify(shell.box, tests, timeout))
             output = verified.tail(2000)
         except SandboxError as exc:  # the container died: nothing to verify, nothing earned
-            reward, output = None, f"[verifier could not run: {exc}]"
-        finally:
             self.close()
+            reward, output = None, f"[verifier could not run: {exc}]"
+        earned = reward or 0.0
+        name = step.name if step is not None else None
+        if step is not None:
+            self.step_rewards[step.name] = earned
+            gated = step.gate is not None and earned < step.gate
+            if ended == "submitted" and not gated and self.running and self.step_index + 1 < len(self.task_steps):
+                try:  # the next step's agent must not see these tests or this reward
+                    _Loop.get().run(shell.box.exec(BETWEEN_STEPS, timeout=60, user="root"))
+                except SandboxError:
+                    pass  # the next command finds the container gone and ends the episode
+                self.step_index += 1
+                self.format_errors = 0
+                self._start_clock()
+                return EpisodeStep(
+                    observation=self._current().instruction, reward=earned, verifier_output=output, task_step=name
+                )
+        self.close()
         self.last = EpisodeStep(
-            observation=observation, done=True, reward=reward or 0.0, ended=ended, verifier_output=output
+            observation=observation, done=True, reward=earned, ended=ended, verifier_output=output, task_step=name
         )
         return self.last
 
