@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from rst_synth.agents import AttemptLimits, AttemptResult, make_agent
-from rst_synth.agents.steps import STRATEGIES, RewardStrategy, load_task_dir, task_steps
+from rst_synth.agents.steps import STRATEGIES, RewardStrategy, load_task_dir
 from rst_synth.cli.common import console, fail, open_sandbox, run_with_sandbox, setup_logging
 from rst_synth.cli.synth import open_executor
 from rst_synth.engine.evaluate import EvalTask, eval_id, run_eval
@@ -23,7 +23,7 @@ from rst_synth.report.passk import RoundPass, k_values, rounds_pass
 from rst_synth.report.stats import step_credit
 from rst_synth.store import AgentAttemptRow, RunPaths, Store
 from rst_synth.store.lock import RunLock, RunLocked
-from rst_synth.task import Task, TaskFormatError
+from rst_synth.task import Task, TaskConfig, TaskFormatError, TaskPaths
 
 
 def pass_table(
@@ -147,7 +147,7 @@ def eval_command(
             lineage = task.config.metadata.lineage
             tasks.append(EvalTask(key=str(path.resolve()), round=lineage.round if lineage else 0, path=path))
     if multi_step:  # a lineage with a missing parent is refused before any attempt runs
-        _load(lambda: check_lineages([t.path for t in tasks if not _is_multi_step(t.path)]))
+        _load(lambda: check_lineages([t.path for t in tasks if run is not None or not _is_multi_step(t.path)]))
     load = _eval_form(as_run=run is not None, multi_step=multi_step, strategy=strategy)
     evals_root = RunPaths(run).root / "evals" if run is not None else out
     cache_dir = str(evals_root / "llm-cache")
@@ -229,7 +229,9 @@ def _load(read: Callable[[], T]) -> T:
 
 
 def _is_multi_step(path: Path) -> bool:
-    return bool(task_steps(_load(lambda: load_task_dir(path))))
+    """Whether a task directory is a multi-step task already (its task.toml has `[[steps]]`)."""
+    config = _load(partial(TaskConfig.load, path / TaskPaths.CONFIG))
+    return bool((config.model_extra or {}).get("steps"))
 
 
 def _eval_form(*, as_run: bool, multi_step: bool, strategy: RewardStrategy) -> Callable[[EvalTask], Task]:
