@@ -70,6 +70,8 @@ def test_it_applies_to_a_program_its_makefile_builds() -> None:
     other = artifacts(MAKEFILE.replace("tally:", "tool:"))
     assert not op.can_use(other[1], discovery(other))  # the Makefile has no rule for this program
     assert not op.can_use(found[1], discovery(found, tools=()))  # no make and no apt-get
+    given = [found[0].model_copy(update={"input": True, "new": False}), found[1]]
+    assert not op.can_use(given[1], discovery(given))  # the task's own Makefile is an input: not ours to change
     assert not op.bookkeeping and op.fit(found[1], discovery(found)) >= 3.0
 
 

@@ -56,7 +56,10 @@ class MakeInstallTargets(Operator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         makefile = _makefile(artifact, discovery)
-        if makefile is None or not _NAME.fullmatch(artifact.name) or inside_git(artifact.path, discovery):
+        # The targets go into the Makefile: one the task gives (an input) is not the step's to change.
+        if makefile is None or makefile.input or not _NAME.fullmatch(artifact.name):
+            return False
+        if inside_git(artifact.path, discovery):
             return False
         text = makefile.sample
         return (
