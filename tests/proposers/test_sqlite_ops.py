@@ -4,7 +4,6 @@ subtly wrong ones, and one child per operator accepted against a parent on the r
 
 from __future__ import annotations
 
-import base64
 import datetime
 import random
 import re
@@ -21,7 +20,7 @@ from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators import sqlite_feed, sqlite_index_ops
 from rst_synth.proposers.procedural.operators.sqlite_change_ops import feed_tables
 from rst_synth.proposers.procedural.operators.sqlite_migrate_ops import migration_choices
-from rst_synth.proposers.procedural.proposer import _new_step
+from tests.proposers.local_steps import run_step
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
 MAKE_DB = """
@@ -72,24 +71,6 @@ def discovery(*artifacts: Artifact, workdir: str = "/app") -> Discovery:
 def build(name: str, art: Artifact, seed: int = 3, workdir: str = "/app") -> Step:
     found = discovery(art, workdir=workdir)
     return OPERATORS[name].build(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
-
-
-def run_step(step: Step, tmp: Path, solution: str | None = None) -> dict[str, str]:
-    """Plant the step's files, run its solution (or `solution`) and its tests here; test name -> outcome."""
-    for encoded, target in re.findall(r"printf '%s' '([^']+)' \| base64 -d > (\S+)", step.dockerfile):
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-        Path(target).write_bytes(base64.b64decode(encoded))
-    done = subprocess.run(["bash", "-ec", solution or step.solution], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    module = tmp / f"test_step_{step.operator.replace('-', '_')}.py"
-    module.write_text(_new_step(step, "s1").test_module)
-    report = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(module)],
-        capture_output=True,
-        text=True,
-        cwd=tmp,
-    )
-    return {name: outcome for outcome, name in re.findall(r"^(PASSED|FAILED) \S+::(\w+)", report.stdout, re.M)}
 
 
 def work_copy(shop: Path, tmp: Path) -> Artifact:
