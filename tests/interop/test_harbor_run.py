@@ -1,6 +1,9 @@
 """Harbor itself runs our output: `harbor run` with Harbor's oracle and nop agents on every bundled
-seed and on a sample of an exported run, in Harbor's docker environment, with the rewards read from
-Harbor's own trial result files (JOBS/<job>/<trial>/result.json: verifier_result.rewards.reward).
+seed, on a sample of an exported run and on a three-round lineage exported as a multi-step task, in
+Harbor's docker environment, with the rewards read from Harbor's own trial result files
+(JOBS/<job>/<trial>/result.json: verifier_result.rewards, and step_results for multi-step tasks).
+The flat sample's verifiers also report per-step credit (reward.json), which Harbor reads; the
+multi-step task runs once more with step 2's work wrong, to show the gate and the mean.
 
 One Harbor job holds every trial, four at a time (`n_concurrent_trials`). Harbor's docker
 environment is used through tests/interop/harbor_env.py, which enforces `no-network` with
@@ -14,13 +17,18 @@ import shutil
 import subprocess
 import tempfile
 import time
+import tomllib
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rst_synth.agents.steps import step_path
+from rst_synth.export import export_dirs
 from rst_synth.store import RunPaths
 from tests.engine.test_engine_fake import fake_seeds, run_engine
+from tests.export.lineage import three_round_run
 from tests.support.cli import rst
 from tests.support.fakes import FakeProposer
 from tests.support.harbor import harbor_python
@@ -65,6 +73,26 @@ def _exported_sample(root: Path, size: int = 3) -> list[Path]:
     return [export / task_id for task_id in sample]
 
 
+def _multi_step_lineage(root: Path) -> list[Path]:
+    """The round-3 task of a three-round lineage as a multi-step task (four steps), and a copy whose
+    step 2 (round 1) does the wrong work: it touches another file than its tests check."""
+    run, rows = three_round_run(root)
+    export_dirs([run.root / rows[-1].path], root / "steps", multi_step=True)
+    steps = root / "steps" / rows[-1].id
+    wrong = root / "steps" / "wrong-step-2"
+    shutil.copytree(steps, wrong)
+    solve = wrong / step_path("r1-touch", "solution/solve.sh")
+    solve.write_text(solve.read_text().replace("touch /app/r1-", "touch /app/elsewhere-"))
+    return [steps, wrong]
+
+
+def _step_rewards(trial: dict[str, Any]) -> list[tuple[str, float | None]]:
+    return [
+        (step["step_name"], ((step.get("verifier_result") or {}).get("rewards") or {}).get("reward"))
+        for step in trial.get("step_results") or []
+    ]
+
+
 def _seconds(trial: dict[str, str]) -> float:
     return (datetime.fromisoformat(trial["finished_at"]) - datetime.fromisoformat(trial["started_at"])).total_seconds()
 
@@ -74,7 +102,9 @@ def test_harbor_runs_the_seeds_and_an_exported_run(tmp_path: Path, capsys: pytes
     _compose_v2()
     dataset = tmp_path / "dataset"
     tasks = sorted(p for p in SEEDS.iterdir() if (p / "task.toml").is_file())
-    tasks += _exported_sample(tmp_path / "exported")
+    sample = _exported_sample(tmp_path / "exported")
+    multi_step = _multi_step_lineage(tmp_path / "lineage")
+    tasks += sample + multi_step
     for task in tasks:  # copied as they are: Harbor reads the same bytes we ship
         shutil.copytree(task, dataset / task.name)
     config = {
@@ -102,16 +132,25 @@ def test_harbor_runs_the_seeds_and_an_exported_run(tmp_path: Path, capsys: pytes
 
     trials = [json.loads(p.read_text()) for p in (tmp_path / "jobs" / "interop").glob("*/result.json")]
     table: dict[str, dict[str, tuple[float | None, float]]] = {}
+    rewards: dict[tuple[str, str], dict[str, float]] = {}
+    steps: dict[tuple[str, str], list[tuple[str, float | None]]] = {}
     for trial in trials:
-        name = Path(trial["task_id"]["path"]).name
-        assert trial["exception_info"] is None, f"{name} ({trial['agent_info']['name']}): {trial['exception_info']}"
-        reward = (trial.get("verifier_result") or {}).get("rewards", {}).get("reward")
-        table.setdefault(name, {})[trial["agent_info"]["name"]] = (reward, _seconds(trial))
+        name, agent = Path(trial["task_id"]["path"]).name, trial["agent_info"]["name"]
+        assert trial["exception_info"] is None, f"{name} ({agent}): {trial['exception_info']}"
+        rewards[(name, agent)] = (trial.get("verifier_result") or {}).get("rewards") or {}
+        steps[(name, agent)] = _step_rewards(trial)
+        table.setdefault(name, {})[agent] = (rewards[(name, agent)].get("reward"), _seconds(trial))
     assert sorted(table) == sorted(t.name for t in tasks)
     lines = ["| task | oracle reward | nop reward | Harbor's trial time (oracle / nop) |", "|---|---|---|---|"]
     for name, runs in sorted(table.items()):
         (oracle, oracle_sec), (nop, nop_sec) = runs["oracle"], runs["nop"]
         lines.append(f"| {name} | {oracle} | {nop} | {oracle_sec:.1f} s / {nop_sec:.1f} s |")
+    lines.append("\n| multi-step task | agent | step rewards (Harbor's step_results) | trial reward |")
+    lines.append("|---|---|---|---|")
+    for task in multi_step:
+        for agent in AGENTS:
+            shown = ", ".join(f"{step} {reward}" for step, reward in steps[(task.name, agent)])
+            lines.append(f"| {task.name} | {agent} | {shown} | {table[task.name][agent][0]} |")
     lines.append(f"\n{len(trials)} trials, 4 at a time: {wall:.0f} s")
     out = Path(os.environ.get("RST_TEST_ARTIFACTS") or Path(tempfile.gettempdir()) / "rst-test-artifacts")
     out.mkdir(parents=True, exist_ok=True)
@@ -119,5 +158,20 @@ def test_harbor_runs_the_seeds_and_an_exported_run(tmp_path: Path, capsys: pytes
     out.write_text("\n".join(lines) + "\n")
     with capsys.disabled():
         print(f"\nHarbor results ({out}):\n" + "\n".join(lines))
-    assert {name: runs["oracle"][0] for name, runs in table.items()} == {name: 1.0 for name in table}
+    whole = {name: runs for name, runs in table.items() if name != multi_step[1].name}
+    assert {name: runs["oracle"][0] for name, runs in whole.items()} == {name: 1.0 for name in whole}
     assert {name: runs["nop"][0] for name, runs in table.items()} == {name: 0.0 for name in table}
+
+    # The flat sample's verifiers report each step's share of tests passed beside the reward.
+    for task in sample:
+        keys = tomllib.loads((task / "task.toml").read_text())["metadata"]["step_credit"]
+        assert rewards[(task.name, "oracle")] == {"reward": 1.0, **dict.fromkeys(keys, 1.0)}
+        assert rewards[(task.name, "nop")] == {"reward": 0.0, **dict.fromkeys(keys, 0.0)}
+    # Multi-step: the oracle earns every step; nop fails step 1 and the gate stops the rest; wrong
+    # work in step 2 is gated the same way, and Harbor's mean counts the two steps that ran.
+    names = ["r0-seed0", "r1-touch", "r2-touch", "r3-touch"]
+    steps_task, wrong = (task.name for task in multi_step)
+    assert steps[(steps_task, "oracle")] == [(name, 1.0) for name in names]
+    assert steps[(steps_task, "nop")] == steps[(wrong, "nop")] == [("r0-seed0", 0.0)]
+    assert steps[(wrong, "oracle")] == [("r0-seed0", 1.0), ("r1-touch", 0.0)]
+    assert table[wrong]["oracle"][0] == 0.5
