@@ -94,3 +94,18 @@ def test_skyrl_rows_carry_the_steps(tmp_path: Path) -> None:
     )
     assert '"task_steps": ["r0-seed0", "r1-touch", "r2-touch", "r3-touch"]' in line
     assert '"per_step_reward": true' in line and "Create /app/seed0." in line
+
+
+def test_the_skyrl_environment_passes_each_steps_reward_on(tmp_path: Path) -> None:
+    from rst_synth.rl.skyrl_env import RstTerminalEnv
+
+    task_dir = exported(tmp_path)
+    env = RstTerminalEnv(env_config={"backend": BACKEND}, extras={"extra_info": {"task_dir": str(task_dir)}})
+    env.init([{"role": "user", "content": "Create /app/seed0.\n"}])
+    env.step(f"```bash\n{made_by(task_dir, 'r0-seed0')}\n```")
+    first = env.step(SUBMIT)
+    assert (first["reward"], first["done"]) == (1.0, False)
+    assert first["observations"][0]["content"].startswith("Create the file /app/r1-")
+    last = env.step(SUBMIT)  # step 2 submitted without its work: 0, and the gate ends the episode
+    assert (last["reward"], last["done"], last["observations"]) == (0.0, True, [])
+    env.close()
