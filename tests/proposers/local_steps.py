@@ -1,30 +1,38 @@
-"""Run a procedural step here, without the engine: plant its files, run its solution, run its tests."""
+"""The outcome of each generated test of a step run on this machine (`local_step.LocalStep`): a test that
+checks a wrong solution names the tests that must fail, and the others still pass."""
 
 from __future__ import annotations
 
-import base64
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 from rst_synth.proposers.procedural.operator import Step
-from rst_synth.proposers.procedural.proposer import _new_step
+from tests.proposers.local_step import LocalStep
 
 
-def run_step(step: Step, tmp: Path, solution: str | None = None) -> dict[str, str]:
-    """Plant the step's files, run its solution (or `solution`) and its tests here; test name -> outcome."""
-    for encoded, target in re.findall(r"printf '%s' '([^']+)' \| base64 -d > (\S+)", step.dockerfile):
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-        Path(target).write_bytes(base64.b64decode(encoded))
-    done = subprocess.run(["bash", "-ec", solution or step.solution], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    module = tmp / f"test_step_{step.operator.replace('-', '_')}.py"
-    module.write_text(_new_step(step, "s1").test_module)
-    report = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(module)],
-        capture_output=True,
-        text=True,
-        cwd=tmp,
-    )
-    return {name: outcome for outcome, name in re.findall(r"^(PASSED|FAILED) \S+::(\w+)", report.stdout, re.M)}
+def outcomes(
+    step: Step,
+    root: Path,
+    *,
+    solution: str | None = None,
+    files: dict[str, bytes] | None = None,
+    folders: tuple[str, ...] = ("/app",),
+) -> dict[str, str]:
+    """Plant the step's files below `root` (with `files`, what the parent's solution made), run its solution
+    (or `solution`), then each generated test: test name -> "passed" or "failed: <what failed>"."""
+    local = LocalStep(step.model_copy(update={"solution": solution or step.solution}), root, folders)
+    for path, content in (files or {}).items():
+        local.put(path, content)
+    local.plant()
+    local.solve()
+    found = {}
+    for name in [n for n in local.tests() if n.startswith("test_")]:
+        try:
+            local.run_tests(root / "tmp", only=name)
+            found[name] = "passed"
+        except Exception as exc:  # an assertion, or a wrong tool's output that does not even parse
+            found[name] = f"failed: {type(exc).__name__}: {exc}"[:300]
+    return found
+
+
+def failed(results: dict[str, str]) -> list[str]:
+    return [name for name, outcome in results.items() if outcome != "passed"]

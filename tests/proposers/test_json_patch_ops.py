@@ -16,7 +16,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators import merge_patch
-from tests.proposers.local_steps import run_step
+from tests.proposers.local_steps import failed, outcomes
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
 NAME = "json-merge-patch-tool"
@@ -115,28 +115,21 @@ def test_build_is_deterministic_and_plants_a_representable_new_version() -> None
 
 
 def test_generated_tests_pass_the_reference_and_catch_wrong_tools(tmp_path: Path) -> None:
-    path = tmp_path / "app" / "out" / "summary.json"
-    path.parent.mkdir(parents=True)
-    art = artifact(SUMMARY, str(path))
-    path.write_text(art.sample)
-    step = build(art, workdir=str(tmp_path / "app"))
-    outcomes = run_step(step, tmp_path)
-    assert len(outcomes) == 5 and set(outcomes.values()) == {"PASSED"}, outcomes
+    art = artifact(SUMMARY)
+    step = build(art)
+    files = {art.path: art.sample.encode()}
+    results = outcomes(step, tmp_path / "right", files=files)
+    assert len(results) == 5 and failed(results) == [], results
     wrongs = {
         "true equals 1": ("if isinstance(a, bool) or isinstance(b, bool):", "if False:", "diff_gives_the_smallest"),
-        "nulls written": (
-            "            raise NotRepresentable()\n        if key",
-            "            pass\n        if key",
-            "refuses",
-        ),
+        "nulls written": ("raise NotRepresentable()\n        if key", "pass\n        if key", "refuses"),
         "no reset of non-objects": ("dict(target) if isinstance(target, dict) else {}", "dict(target or {})", "apply"),
     }
     for what, (right, bad, test) in wrongs.items():
         assert right in step.solution, what
-        Path(step.produces[0].path).unlink()
-        outcome = run_step(step, tmp_path, step.solution.replace(right, bad, 1))
-        failed = [name for name, result in outcome.items() if result == "FAILED"]
-        assert any(test in name for name in failed), (what, outcome)
+        wrong = step.solution.replace(right, bad, 1)
+        results = outcomes(step, tmp_path / what.replace(" ", "_"), solution=wrong, files=files)
+        assert any(test in name for name in failed(results)), (what, results)
 
 
 @pytest.mark.docker

@@ -23,7 +23,7 @@ from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.service_ops import GROUPS_PY, SERVER_PY
 from rst_synth.proposers.procedural.operators.services import GROUPS, KV, find_services
 from rst_synth.proposers.procedural.operators.workflow import plant
-from tests.proposers.local_steps import run_step
+from tests.proposers.local_steps import failed, outcomes
 from tests.support.operators import assert_accepted, extend_with
 from tests.support.tasks import BASE_DOCKERFILE, SEEDS, write_task
 
@@ -65,10 +65,14 @@ def artifact(path: str, text: str, *, new: bool = True, input: bool = False) -> 
     return Artifact(path=path, kind=kind, size=size, new=new, input=input, details=details, sample=sample)
 
 
-def kv_discovery(port: int = 8765, root: str = "", workdir: str = "/app") -> tuple[Artifact, Discovery]:
-    program = artifact(f"{root}/opt/kvd/kvd.py", KVD, new=False, input=True)
-    log = artifact(f"{root}/var/log/kvd.log", f'kvd listening on 127.0.0.1:{port}\n127.0.0.1 - - "GET /health" 200 -\n')
-    return program, Discovery(workdir=workdir, artifacts=[program, log], tools=["python3"])
+FOLDERS = ("/app", "/opt", "/var")
+"""Where the steps of a kvd parent read and write: moved below a temporary root on this machine."""
+
+
+def kv_discovery() -> tuple[Artifact, Discovery]:
+    program = artifact("/opt/kvd/kvd.py", KVD, new=False, input=True)
+    report = artifact("/app/report/low_stock.txt", "SKU-733 -3\nSKU-104 12\n")
+    return program, Discovery(workdir="/app", artifacts=[program, report], tools=["python3"])
 
 
 def build(name: str, program: Artifact, found: Discovery, seed: int = 4) -> Step:
@@ -121,14 +125,15 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def live_kvd(tmp_path: Path) -> Iterator[tuple[Artifact, Discovery]]:
-    """kvd running here on a free port with a few keys, logging to tmp/var/log/kvd.log; stopped afterwards
-    with whatever the test started around it (a watchdog, its restarts)."""
-    port, root = free_port(), str(tmp_path)
-    (tmp_path / "opt" / "kvd").mkdir(parents=True)
-    (tmp_path / "opt" / "kvd" / "kvd.py").write_text(KVD)
-    (tmp_path / "var" / "log").mkdir(parents=True)
-    log = (tmp_path / "var" / "log" / "kvd.log").open("ab")
+def live_kvd(tmp_path: Path) -> Iterator[Path]:
+    """A root folder where kvd runs (`<root>/opt/kvd/kvd.py`) on a free port with a few keys, its output in
+    `<root>/var/log/kvd.log`; stopped afterwards with whatever the test started around it (a watchdog, its
+    restarts)."""
+    port, root = free_port(), tmp_path
+    (root / "opt" / "kvd").mkdir(parents=True)
+    (root / "opt" / "kvd" / "kvd.py").write_text(KVD)
+    (root / "var" / "log").mkdir(parents=True)
+    log = (root / "var" / "log" / "kvd.log").open("ab")
     command = [sys.executable, f"{root}/opt/kvd/kvd.py", "--host", "127.0.0.1", "--port", str(port)]
     server = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
     for _ in range(100):
@@ -141,9 +146,9 @@ def live_kvd(tmp_path: Path) -> Iterator[tuple[Artifact, Discovery]]:
         request = urllib.request.Request(f"http://127.0.0.1:{port}/kv/{key}", data=value.encode(), method="PUT")
         urllib.request.urlopen(request, timeout=5)
     try:
-        yield kv_discovery(port, root, f"{root}/app")
+        yield root
     finally:
-        for pid in _ours(root):
+        for pid in _ours(str(root)):
             os.kill(pid, signal.SIGKILL)
         server.kill()
         server.wait()
@@ -161,35 +166,30 @@ def _ours(root: str) -> list[int]:
     return [pid for pid in found if pid != os.getpid()]
 
 
-def test_client_tests_pass_the_reference_and_catch_wrong_clients(live_kvd: tuple[Artifact, Discovery]) -> None:
-    program, found = live_kvd
-    step = build("kv-client-tool", program, found)
-    tmp = Path(found.workdir).parent
-    assert set(run_step(step, tmp).values()) == {"PASSED"}
-    for right, bad, test in (
-        ('"/keys?prefix=" + urllib.parse.quote(prefix, safe="")', '"/keys?prefix=" + prefix', "speaks_the_protocol"),
+def test_client_tests_pass_the_reference_and_catch_wrong_clients(live_kvd: Path) -> None:
+    step = build("kv-client-tool", *kv_discovery())
+    assert failed(outcomes(step, live_kvd, folders=FOLDERS)) == []
+    for right, bad in (
+        ('"/keys?prefix=" + urllib.parse.quote(prefix, safe="")', '"/keys?prefix=" + prefix'),  # + is a space
         (
             'args[0]))[0] == 200 else 1\n    elif command == "keys"',
             'args[0]))[0] > 0 else 1\n    elif command == "keys"',
-            "speaks_the_protocol",
         ),
     ):
         assert right in step.solution, right
-        outcome = run_step(step, tmp, step.solution.replace(right, bad, 1))
-        assert outcome.get(f"test_s1_tool_{test}", outcome.get(f"test_s1_{test}")) == "FAILED", (right, outcome)
+        results = outcomes(step, live_kvd, solution=step.solution.replace(right, bad, 1), folders=FOLDERS)
+        assert failed(results) == ["test_s1_tool_speaks_the_protocol"], (right, results)
 
 
-def test_watchdog_tests_pass_the_reference_and_catch_a_zombie_blind_one(live_kvd: tuple[Artifact, Discovery]) -> None:
-    program, found = live_kvd
-    step = build("service-watchdog", program, found)
-    tmp = Path(found.workdir).parent
-    assert set(run_step(step, tmp).values()) == {"PASSED"}
-    for pid in _ours(str(tmp / "app")):  # the watchdog: its replacement starts from the same pid file
+def test_watchdog_tests_pass_the_reference_and_catch_a_zombie_blind_one(live_kvd: Path) -> None:
+    step = build("service-watchdog", *kv_discovery())
+    assert failed(outcomes(step, live_kvd, folders=FOLDERS)) == []
+    for pid in _ours(str(live_kvd / "app")):  # the watchdog: the next one adopts the service from its pid file
         os.kill(pid, signal.SIGKILL)
     right = 'return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")'
     assert right in step.solution
-    outcome = run_step(step, tmp, step.solution.replace(right, "return True", 1))
-    assert outcome["test_s1_watchdog_adopts_only_its_command"] == "FAILED", outcome
+    results = outcomes(step, live_kvd, solution=step.solution.replace(right, "return True", 1), folders=FOLDERS)
+    assert "test_s1_watchdog_adopts_only_its_command" in failed(results), results
 
 
 @pytest.mark.docker

@@ -20,7 +20,7 @@ from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators import sqlite_feed, sqlite_index_ops
 from rst_synth.proposers.procedural.operators.sqlite_change_ops import feed_tables
 from rst_synth.proposers.procedural.operators.sqlite_migrate_ops import migration_choices
-from tests.proposers.local_steps import run_step
+from tests.proposers.local_steps import failed, outcomes
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
 MAKE_DB = """
@@ -73,12 +73,18 @@ def build(name: str, art: Artifact, seed: int = 3, workdir: str = "/app") -> Ste
     return OPERATORS[name].build(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
 
 
-def work_copy(shop: Path, tmp: Path) -> Artifact:
-    """A fresh copy of the database in `tmp`/app/data, described as discovery would."""
-    path = tmp / "app" / "data" / "shop.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(shop.read_bytes())
-    return artifact(path)
+DB_PATH = "/app/data/shop.db"
+
+
+def local(shop: Path) -> Artifact:
+    """The database as discovery describes it at the path the parent leaves it (/app/data/shop.db)."""
+    content = shop.read_bytes()
+    kind, details, sample = classify(DB_PATH, content)
+    return Artifact(path=DB_PATH, kind=kind, size=len(content), details=details, sample=sample)
+
+
+def run(step: Step, shop: Path, root: Path, solution: str | None = None) -> dict[str, str]:
+    return outcomes(step, root, solution=solution, files={DB_PATH: shop.read_bytes()})
 
 
 # -- sqlite-delta-merge ---------------------------------------------------------------------------------
@@ -130,9 +136,8 @@ def test_feed_covers_every_rule() -> None:
 
 
 def test_delta_merge_tests_pass_the_reference_and_catch_wrong_merges(shop: Path, tmp_path: Path) -> None:
-    art = work_copy(shop, tmp_path)
-    step = build("sqlite-delta-merge", art, workdir=str(tmp_path / "app"))
-    assert set(run_step(step, tmp_path).values()) == {"PASSED"}
+    step = build("sqlite-delta-merge", local(shop))
+    assert failed(run(step, shop, tmp_path / "right")) == []
     wrongs = {
         "text order": [('instant(e["ts"]), e["seq"]', 'e["ts"], e["seq"]')],
         "no snapshot cutoff": [('if instant(e["ts"]) > cutoff]', "]")],
@@ -146,9 +151,8 @@ def test_delta_merge_tests_pass_the_reference_and_catch_wrong_merges(shop: Path,
         for right, bad in edits:
             assert right in wrong, what
             wrong = wrong.replace(right, bad, 1)
-        (tmp_path / "app" / "data" / "shop_merged.db").unlink()
-        outcome = run_step(step, tmp_path, wrong)
-        assert outcome.get("test_s1_feed_merged_by_the_rules") == "FAILED", what
+        results = run(step, shop, tmp_path / what.replace(" ", "_"), wrong)
+        assert failed(results) == ["test_s1_feed_merged_by_the_rules"], (what, results)
 
 
 # -- sqlite-migration-tool ------------------------------------------------------------------------------
@@ -178,9 +182,9 @@ def test_migration_build_names_its_paths(shop: Path) -> None:
 
 
 def test_migration_tests_pass_the_reference_and_catch_wrong_tools(shop: Path, tmp_path: Path) -> None:
-    art = work_copy(shop, tmp_path)
-    step = build("sqlite-migration-tool", art, workdir=str(tmp_path / "app"))
-    assert set(run_step(step, tmp_path).values()) == {"PASSED"} and len(run_step(step, tmp_path)) == 5
+    step = build("sqlite-migration-tool", local(shop))
+    results = run(step, shop, tmp_path / "right")
+    assert len(results) == 5 and failed(results) == [], results
     wrongs = {
         # an aggregate over no rows still gives one row: the trigger would add every value again
         "aggregate over the filtered rows": (
@@ -198,8 +202,8 @@ def test_migration_tests_pass_the_reference_and_catch_wrong_tools(shop: Path, tm
     for what, (right, bad, test) in wrongs.items():
         right, bad = (x.format(ref="category_ref", column="category") for x in (right, bad))
         assert right in step.solution, what
-        (tmp_path / "app" / "data" / "shop_v3.db").unlink()
-        assert run_step(step, tmp_path, step.solution.replace(right, bad)).get(test) == "FAILED", what
+        results = run(step, shop, tmp_path / what.replace(" ", "_"), step.solution.replace(right, bad))
+        assert test in failed(results), (what, results)
 
 
 # -- sqlite-index-plan ----------------------------------------------------------------------------------
@@ -227,9 +231,8 @@ def test_index_plan_build_names_its_paths(shop: Path) -> None:
 
 
 def test_index_plan_tests_pass_the_reference_and_catch_weak_indexes(shop: Path, tmp_path: Path) -> None:
-    art = work_copy(shop, tmp_path)
-    step = build("sqlite-index-plan", art, workdir=str(tmp_path / "app"))
-    assert set(run_step(step, tmp_path).values()) == {"PASSED"}
+    step = build("sqlite-index-plan", local(shop))
+    assert failed(run(step, shop, tmp_path / "right")) == []
     statements = re.findall(r"^CREATE INDEX .*$", step.solution, re.M)
     single = [re.sub(r', "[^"]+"\)', ")", s) for s in statements]  # one column each: the range query sorts
     three = [*statements, statements[0].replace("_idx", "_2_idx")]
@@ -237,10 +240,8 @@ def test_index_plan_tests_pass_the_reference_and_catch_weak_indexes(shop: Path, 
         ("single-column indexes", single, "test_s1_no_query_scans_or_sorts"),
         ("three indexes", three, "test_s1_only_indexes_added_results_unchanged"),
     ):
-        for name in ("shop_indexed.db", "shop_indexes.sql"):
-            (tmp_path / "app" / "data" / name).unlink()
         wrong = step.solution.replace("\n".join(statements), "\n".join(indexes))
-        assert run_step(step, tmp_path, wrong).get(test) == "FAILED", what
+        assert test in failed(run(step, shop, tmp_path / what.replace(" ", "_"), wrong)), what
 
 
 # -- real engine ----------------------------------------------------------------------------------------
