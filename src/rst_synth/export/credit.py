@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from rst_synth.agents.steps import STEP_CREDIT, credit_keys
-from rst_synth.proposers.child import _PYTEST_RUN, _pytest_lines, verifier_scripts
+from rst_synth.proposers.child import pytest_runs, verifier_scripts
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.shell import logical_lines
 
@@ -77,7 +77,7 @@ def credit_blocked(task: Task) -> str | None:
     scripts = [task.text(script) for script in verifier_scripts(task)]
     if any("reward.json" in text for text in scripts):
         return "the verifier writes reward.json itself"
-    runs = sum(len(_PYTEST_RUN.findall(text, start, end)) for text in scripts for start, end in _pytest_lines(text))
+    runs = sum(pytest_runs(text) for text in scripts)
     if runs != 1:
         return f"the verifier runs {runs} pytest commands, not one"
     writes = [

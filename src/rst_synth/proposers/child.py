@@ -270,6 +270,11 @@ def last_module_argument(task: Task) -> ModuleArgument | None:
     return None
 
 
+def pytest_runs(script: str) -> int:
+    """How many pytest commands a verifier script runs (counted on its code lines, comments left out)."""
+    return sum(len(_PYTEST_RUN.findall(script, start, end)) for start, end in _pytest_lines(script))
+
+
 def _pytest_lines(script: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the logical lines that run pytest (comments and here-documents aside)."""
     return [(line.start, line.end) for line in logical_lines(script) if line.code and _PYTEST_RUN.search(line.text)]
