@@ -36,6 +36,8 @@ TALLY_C = """#include "tally.h"
 #include <math.h>
 #include <stdio.h>
 
+double tally_square(double x); /* a helper of this file, in no header */
+
 int tally_file(const char *path, struct tally *t)
 {
     FILE *fp = fopen(path, "r");
@@ -47,10 +49,15 @@ int tally_file(const char *path, struct tally *t)
     while (fscanf(fp, "%lf", &x) == 1) {
         t->count++;
         t->sum += x;
-        t->squares += x * x;
+        t->squares += tally_square(x);
     }
     fclose(fp);
     return 0;
+}
+
+double tally_square(double x)
+{
+    return x * x;
 }
 
 double tally_rms(const struct tally *t)
@@ -102,13 +109,14 @@ INSTRUCTION = (
 PROGRAM_DETAILS = {"elf": "shared", "interp": True, "needed": ["libm.so.6", "libc.so.6"]}
 
 
-def c_parent(root: Path, name: str = "tally") -> Path:
-    """A parent task: the sources and the data are inputs of the image, the solution builds and runs the tool."""
+def c_parent(root: Path, name: str = "tally", then: str = "") -> Path:
+    """A parent task: the sources and the data are inputs of the image, the solution builds and runs the tool
+    (and runs `then`, an earlier step's solution)."""
     test = "from pathlib import Path\n\ndef test_parent_ran():\n    assert Path('/app/.parent-done').exists()\n"
     return write_task(
         root,
         name=name,
-        solve=PARENT_SOLVE + "touch /app/.parent-done\n",
+        solve=PARENT_SOLVE + then + "\ntouch /app/.parent-done\n",
         tests={"test_parent.py": test},
         instruction=INSTRUCTION,
         dockerfile=C_DOCKERFILE,

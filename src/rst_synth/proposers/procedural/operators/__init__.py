@@ -1,6 +1,7 @@
 """The operator library; importing a module registers its operators."""
 
 from rst_synth.proposers.procedural.operators import (  # noqa: F401
+    abi_ops,
     build_ops,
     c_defect_ops,
     config_layer_ops,

@@ -133,11 +133,7 @@ def c_project(artifact: Artifact, discovery: Discovery) -> CProject | None:
     makefile = _makefile(main.path, discovery)
     needed = tuple(str(n) for n in artifact.details.get("needed", []))
     private = {str(a.details.get("soname")) for a in discovery.of_kind(Kind.LIBRARY)}
-    libraries = tuple(
-        f"-l{m.group(1)}"
-        for n in needed
-        if n not in private and not _RUNTIME.match(n) and (m := _SYSTEM_LIB.match(n)) is not None
-    )
+    libraries = system_libraries(list(needed), private)
     return CProject(
         program=artifact.path,
         main=main.path,
@@ -177,6 +173,15 @@ def _include_dirs(makefile: Artifact | None, source_dir: str) -> tuple[str, ...]
 def _std(makefile: Artifact | None) -> str:
     m = re.search(r"(?<!\S)-std=([a-z0-9+]+)", makefile.sample) if makefile else None
     return f"-std={m.group(1)}" if m else ""
+
+
+def system_libraries(needed: list[str], private: set[str]) -> tuple[str, ...]:
+    """Link flags (`-lm`) of the `NEEDED` entries besides the language runtime and the lineage's own libraries."""
+    return tuple(
+        f"-l{m.group(1)}"
+        for n in needed
+        if n not in private and not _RUNTIME.match(n) and (m := _SYSTEM_LIB.match(n)) is not None
+    )
 
 
 def _related(program: str, main: str) -> bool:
