@@ -12,6 +12,7 @@ import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
+from rst_synth.validator.static import leaked_solution_line
 from tests.proposers.c_parents import built_locally, c_discovery, c_parent, local_parent
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with
@@ -59,6 +60,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
         assert f"`{path}`" in step.instruction, path
     for rule in ("`TALLY_3`", "`libtally.so.3`", "local: *;", "$ORIGIN/../lib", "`make -q`"):
         assert rule in step.instruction, rule
+    assert leaked_solution_line(step.instruction, step.solution) is None
     assert "--version-script=libtally.map" in step.solution and " -lm" in step.solution
 
 

@@ -17,6 +17,7 @@ from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators.c_defect_ops import MODULES, SANITIZE, queries_of
 from rst_synth.proposers.procedural.operators.c_modules import Module
 from rst_synth.task import HistoryStep
+from rst_synth.validator.static import leaked_solution_line
 from tests.proposers.c_parents import c_discovery, c_parent
 from tests.support.operators import assert_accepted, extend_with
 
@@ -85,6 +86,20 @@ def test_build_is_deterministic_states_every_path_and_skips_planted_modules() ->
         assert f"`/app/incoming/r2s1/{name}`" in first.instruction, name
     assert f"`/app/out/{module.name}_answers.txt`" in first.instruction and module.contract in first.instruction
     assert module.source.strip() in first.solution and "-fsanitize=address,undefined" in first.instruction
+
+
+@pytest.mark.parametrize("module", MODULES, ids=[m.name for m in MODULES])
+def test_no_solution_line_is_in_the_instruction(module: Module) -> None:
+    program, found = c_discovery()
+    others = [
+        HistoryStep(name=OP, consumes=["/x"], produces=[f"/app/incoming/r0s{k}/{m.name}.c"])
+        for k, m in enumerate(MODULES)
+        if m is not module
+    ]
+    ctx = StepContext(discovery=found, rng=random.Random(0), tag="r9s1", taken_paths=found.paths(), history=others)
+    step = OPERATORS[OP].build(program, ctx)
+    assert f"/{module.name}.c" in step.consumes + step.solution
+    assert leaked_solution_line(step.instruction, step.solution) is None
 
 
 @pytest.mark.docker

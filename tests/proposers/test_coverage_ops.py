@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
+from rst_synth.validator.static import leaked_solution_line
 from tests.proposers.c_parents import MAIN_C, TALLY_H, built_locally, c_discovery, c_parent, local_parent
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with
@@ -35,6 +36,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
     compile(step.tests, "t", "exec")
     for path in ("/app/coverage/tally_coverage.csv", "/app/src/main.c", "/app/src/tally.c", "/app/data/numbers.txt"):
         assert f"`{path}`" in step.instruction, path
+    assert leaked_solution_line(step.instruction, step.solution) is None
     for rule in ("-O0 --coverage", "gcov --json-format", "source,lines,executed,percent,functions,called"):
         assert rule in step.instruction, rule
 

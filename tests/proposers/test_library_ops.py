@@ -14,6 +14,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators import library_ops  # noqa: F401  (registers the operator)
 from rst_synth.proposers.procedural.operators.c_project import c_project
+from rst_synth.validator.static import leaked_solution_line
 from tests.proposers.c_parents import (
     MAIN_C,
     SOURCES,
@@ -71,6 +72,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
         assert f"`{path}`" in step.instruction, path
     for rule in ("SONAME", "RUNPATH", "$ORIGIN/../lib", "DESTDIR", "byte for byte", "make -q", "-lm"):
         assert rule in step.instruction, rule
+    assert leaked_solution_line(step.instruction, step.solution) is None
     kinds = sorted(a.kind for a in step.produces)
     assert kinds == [Kind.EXECUTABLE, Kind.LIBRARY, Kind.LIBRARY]
     assert "ar rcs" in step.solution and "-Wl,--enable-new-dtags,-rpath,'$$ORIGIN/../lib'" in step.solution

@@ -11,6 +11,7 @@ import pytest
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators.package_ops import package_name
+from rst_synth.validator.static import leaked_solution_line
 from tests.proposers.c_parents import c_discovery, c_parent
 from tests.support.operators import assert_accepted, extend_with
 
@@ -54,6 +55,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
     assert "`/app/dist/tally_" in step.instruction and "dpkg --print-architecture" in step.instruction
     for rule in ("Installed-Size", "ceil(size / 1024)", "md5sums", "dpkg -S", "(>= VERSION)", "dpkg --verify"):
         assert rule in step.instruction, rule
+    assert leaked_solution_line(step.instruction, step.solution) is None
     assert "ldd /app/libtally/bin/tally" in step.solution and "libtally.so.2" in step.solution
 
 

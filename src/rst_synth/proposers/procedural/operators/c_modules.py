@@ -47,7 +47,7 @@ class Module:
 PERCENTILE = Module(
     name="percentile",
     contract=(
-        "`int percentile(const double *values, size_t n, double p, double *out)`: for `n > 0` and `0 < p <= 100`, "
+        "`percentile(values, n, p, out)`: for `n > 0` and `0 < p <= 100`, "
         "sort a copy of `values[0..n-1]` ascending and store its element of rank `ceil(p / 100 * n)` (ranks "
         "start at 1, the product computed in `double`) in `*out`, then return 0; `values` itself is left as it "
         "was. For `n == 0` or any other `p` (NaN included) return -1 and leave `*out` alone"
@@ -155,7 +155,7 @@ def queries(rng):
 HISTOGRAM = Module(
     name="histogram",
     contract=(
-        "`long histogram(const double *values, size_t n, double lo, double hi, size_t bins, size_t *counts)`: "
+        "`histogram(values, n, lo, hi, bins, counts)`: "
         "when `bins > 0` and `lo < hi`, set `counts[0..bins-1]` to the number of values in each of `bins` "
         "equal-width bins over `[lo, hi]` and return how many values were counted; a value `v` with "
         "`lo <= v <= hi` goes to bin `floor((v - lo) / (hi - lo) * bins)` (computed in `double`), except that "
@@ -261,7 +261,7 @@ def queries(rng):
 MONEY = Module(
     name="money",
     contract=(
-        "`int parse_cents(const char *text, long long *out)`: `text` is an amount when it is an optional `-`, "
+        "`parse_cents(text, out)`: `text` is an amount when it is an optional `-`, "
         "one or more ASCII digits, then optionally `.` and exactly two digits, and nothing else (no spaces, no "
         "`+`); for an amount whose value in cents fits in a `long long` (from `LLONG_MIN` to `LLONG_MAX`), store "
         "that value in `*out` and return 0; return -1 for a text that is not an amount and -2 for an amount that "

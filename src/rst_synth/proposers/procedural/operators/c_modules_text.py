@@ -40,7 +40,7 @@ static void put_escaped(const char *s)
 CSV_FIELD = Module(
     name="csvfield",
     contract=(
-        "`char *csv_field(const char *field)`: return a newly allocated string (the caller frees it) holding "
+        "`csv_field(field)`: return a newly allocated string (the caller frees it) holding "
         "`field` as one RFC 4180 CSV field: when `field` contains a comma, a double quote, a CR or an LF, or "
         "starts or ends with a space, it is enclosed in double quotes and every double quote in it is doubled; "
         "otherwise it is an exact copy; NULL only when memory runs out"
@@ -149,7 +149,7 @@ def queries(rng):
 UTF8 = Module(
     name="utf8",
     contract=(
-        "`long utf8_length(const unsigned char *s, size_t n)`: the number of code points in the `n` bytes at `s` "
+        "`utf8_length(s, n)`: the number of code points in the `n` bytes at `s` "
         "when they are well-formed UTF-8 as RFC 3629 defines it (no overlong encodings, no surrogates "
         "U+D800..U+DFFF, nothing above U+10FFFF, no sequence cut short by the end), else -1; it never reads "
         "`s[n]` or beyond"
