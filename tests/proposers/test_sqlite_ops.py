@@ -115,6 +115,7 @@ def test_delta_merge_build_is_deterministic_and_names_its_paths(shop: Path) -> N
     for path in (art.path, step.produces[0].path):
         assert f"`{path}`" in step.instruction
     assert step.produces[0].path == str(shop.parent / "shop_merged.db")
+    assert step.produces[0].details["tables"] == {"products": art.details["tables"]["products"]}
 
 
 def test_feed_covers_every_rule() -> None:
@@ -160,7 +161,9 @@ def test_delta_merge_tests_pass_the_reference_and_catch_wrong_merges(shop: Path,
 
 def test_migration_applies_to_a_text_column_that_categorises(shop: Path) -> None:
     op, art = OPERATORS["sqlite-migration-tool"], artifact(shop)
-    assert op.can_use(art, discovery(art))
+    assert op.can_use(art, discovery(art)) and op.final
+    merged = with_tables(art, extra=["a", "b"])  # a copy with another table: the same columns to migrate
+    assert op.input_of(merged) == op.input_of(art) == "migrate:products.category"
     assert [(n.table, n.column, n.ref, n.fk) for n in migration_choices(art)] == [
         ("products", "category", "category_ref", "category_id")
     ]  # sku is unique (an identifier), the numbers are no text
@@ -215,6 +218,8 @@ def test_index_plan_applies_to_the_largest_table(shop: Path) -> None:
     choices = sqlite_index_ops.index_choices(art)
     assert {(t, y) for t, _, y, _ in choices} == {("stock", "quantity")}
     assert {(x, z) for _, x, _, z in choices} == {("product_id", "warehouse_id"), ("warehouse_id", "product_id")}
+    copy = with_tables(art, extra=["a"])
+    assert op.input_of(copy) == op.input_of(art) == "index:stock(product_id,warehouse_id,quantity)"
     small = art.model_copy(update={"details": {**art.details, "rows": {"products": 15, "stock": 12}}})
     assert not op.can_use(small, discovery(small))
 

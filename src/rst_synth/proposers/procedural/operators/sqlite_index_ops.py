@@ -107,6 +107,11 @@ class SqliteIndexPlan(Operator):
     tools = ("python3",)
     weight = 3.0
 
+    def input_of(self, artifact: Artifact) -> str:
+        """The table it would index: a copy of the database with that table unchanged is the same input."""
+        tables = artifact.details.get("tables") or {}
+        return "index:" + ";".join(sorted({f"{t}({','.join(tables.get(t, []))})" for t, *_ in index_choices(artifact)}))
+
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (
             "sqlite3" in discovery.python_modules

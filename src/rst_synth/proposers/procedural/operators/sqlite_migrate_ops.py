@@ -132,9 +132,14 @@ class SqliteMigrationTool(Operator):
     """A versioned, idempotent migration tool that normalises a category column, run on a new copy."""
 
     name = "sqlite-migration-tool"
+    final = True  # the migrated copy keeps the other tables as they were: reports on it would repeat reports
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
     weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        """The columns it would migrate: a copy of the database (a merge of another table) is the same input."""
+        return "migrate:" + ",".join(sorted(f"{n.table}.{n.column}" for n in migration_choices(artifact)))
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (
