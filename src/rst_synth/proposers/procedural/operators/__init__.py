@@ -23,6 +23,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     git_tool_ops,
     json_config_ops,
     json_patch_ops,
+    json_schema_ops,
     kv_client_ops,
     library_ops,
     log_ops,
