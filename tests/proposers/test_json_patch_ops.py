@@ -45,7 +45,7 @@ def build(art: Artifact, seed: int = 2, workdir: str = "/app") -> Step:
 def test_applies_to_whole_json_objects() -> None:
     op = OPERATORS[NAME]
     art = artifact(SUMMARY)
-    assert op.can_use(art, Discovery(workdir="/app", artifacts=[art], tools=["python3"])) and op.final
+    assert op.can_use(art, Discovery(workdir="/app", artifacts=[art], tools=["python3"])) and op.final and op.once
     for other in (
         artifact([{"a": 1}, {"a": 2}]),
         artifact({"a": 1, "b": 2}),

@@ -43,7 +43,7 @@ def build(art: Artifact, seed: int = 5) -> Step:
 def test_applies_to_nested_documents_once_per_folder_of_inputs() -> None:
     op = OPERATORS[NAME]
     summary, page = artifact(SUMMARY), artifact(PAGE, "/app/api/orders-page-2.json", input=True)
-    assert op.can_use(summary, discovery(summary)) and op.can_use(page, discovery(page)) and op.final
+    assert op.can_use(summary, discovery(summary)) and op.can_use(page, discovery(page)) and op.final and op.once
     assert op.input_of(page) == op.input_of(page.model_copy(update={"path": "/app/api/orders-page-3.json"}))
     assert op.input_of(page) == "/app/api/" and op.input_of(summary) == summary.path
     for flat in (artifact({"a": 1, "b": "x"}), artifact([1, 2, 3], "/app/out/list.json")):

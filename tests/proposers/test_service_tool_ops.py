@@ -97,8 +97,9 @@ def test_watchdog_and_client_apply_where_they_should() -> None:
     server = artifact("/app/bin/region_amount_server.py", SERVER)
     with_server = found.model_copy(update={"artifacts": [*found.artifacts, server]})
     watchdog, client = OPERATORS["service-watchdog"], OPERATORS["kv-client-tool"]
-    assert watchdog.can_use(program, found) and watchdog.can_use(server, with_server) and watchdog.final
-    assert client.can_use(program, found) and not client.can_use(server, with_server) and not client.final
+    assert watchdog.can_use(program, found) and watchdog.can_use(server, with_server)
+    assert client.can_use(program, found) and not client.can_use(server, with_server)
+    assert watchdog.final and watchdog.once and client.once and not client.final  # its dump is a document
     log = found.artifacts[1]
     assert not watchdog.can_use(log, found) and not client.can_use(log, found)
     assert not client.can_use(program, found.model_copy(update={"tools": ["sqlite3"]}))  # no python3, no apt-get

@@ -105,6 +105,7 @@ class JsonMergePatchTool(Operator):
 
     name = "json-merge-patch-tool"
     final = True  # a patch is a difference of two documents: no later step builds on it
+    once = True  # the tool is the same for any document: a second one would be a copy
     kinds = (Kind.JSON,)
     tools = ("python3",)
     weight = 3.0

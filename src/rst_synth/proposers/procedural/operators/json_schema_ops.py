@@ -70,6 +70,7 @@ class JsonSchemaCheck(Operator):
 
     name = "json-schema-check"
     final = True  # a schema and a validator: a contract, not data to build on
+    once = True  # the validator is the same tool for any document: a second one would be a copy
     kinds = (Kind.JSON,)
     tools = ("python3",)
     weight = 3.0

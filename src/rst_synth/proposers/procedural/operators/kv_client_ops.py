@@ -187,6 +187,7 @@ class KvClientTool(Operator):
     """A client tool for the key-value service's protocol, and a dump of the live store made with it."""
 
     name = "kv-client-tool"
+    once = True  # the client speaks one protocol: a second one would be a copy
     kinds = (Kind.PYTHON_SOURCE, Kind.EXECUTABLE)
     tools = ("python3",)
     weight = 3.0

@@ -190,6 +190,7 @@ class ServiceWatchdog(Operator):
 
     name = "service-watchdog"
     final = True  # a tool and pid files: nothing a later step builds on
+    once = True  # the watchdog is the same tool for any service: a second one would be a copy
     kinds = (Kind.PYTHON_SOURCE, Kind.EXECUTABLE)
     tools = ("python3",)
     weight = 3.0
