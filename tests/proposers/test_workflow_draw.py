@@ -224,3 +224,16 @@ def test_files_of_a_repository_are_reached_through_the_repository() -> None:
     assert "/app/repo" in kept and "/app/repo/CHANGELOG.md" not in kept
     beside = file_artifact("/app/repository.txt", "not inside\n")  # a shared prefix is no folder
     assert "/app/repository.txt" in [a.path for a in domain_artifacts([repo, beside], [])]
+
+
+def test_a_step_on_an_input_writes_under_derived_and_makes_the_folder() -> None:
+    """The task's own log, read by its workflow: a step on it writes to <work root>/derived, which it creates
+    (the image has no such folder), and never beside the input."""
+    log = file_artifact("/srv/feeds/sales.csv", SALES).model_copy(update={"input": True, "new": False})
+    discovery = Discovery(workdir="/app", artifacts=[log], tools=["python3"])
+    steps = [step for seed in range(12) for step in draw([], seed, count=1, discovery=discovery)]
+    assert any(a.path.startswith("/app/derived/") for step in steps for a in step.produces)
+    for step in steps:
+        assert all(a.path.startswith("/app/") and not a.path.startswith("/srv/feeds/") for a in step.produces), step
+        if any(a.path.startswith("/app/derived/") for a in step.produces):
+            assert step.solution.startswith("mkdir -p /app/derived\n"), step.operator

@@ -135,6 +135,9 @@ class ProceduralProposer:
             operator, artifact = rng.choices(candidates, weights=weights)[0]
             ctx.tag = f"r{round_}s{k}"
             step = operator.build(artifact, ctx)
+            derived = f"{root}derived"  # where outputs of the task's inputs go (StepContext.output_path)
+            if any(a.path.startswith(derived + "/") for a in step.produces):
+                step.solution = f"mkdir -p {derived}\n{step.solution}"
             step.apt_packages = sorted(set(step.apt_packages) | set(operator.missing_packages(found)))
             checks = output_checks(step.produces, {*found.tools, *operator.tools})
             step.solution = step.solution.rstrip("\n") + "\n" + checks
