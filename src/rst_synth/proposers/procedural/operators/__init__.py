@@ -44,5 +44,6 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     text_tool_ops,
     tool_ops,
     variant_ops,
+    wheel_audit_ops,
     wheel_ops,
 )
