@@ -39,6 +39,11 @@ def test_the_project_of_a_program() -> None:
     assert project.headers == ("/app/src/tally.h",) and project.libraries == ("-lm",)
     assert project.inputs == ("/app/data/numbers.txt",) and project.makefile == "/app/Makefile"
     assert project.std == "-std=c11" and not project.cxx and project.relative_sources("/app/libtally") == "../src"
+    planted = program.model_copy(update={"path": "/app/incoming/r6s1/money-cli"})
+    assert c_project(planted, found) is None  # an earlier step's driver, beside no source of its own
+    other = program.model_copy(update={"path": "/app/other"})
+    assert c_project(other, found) is None  # neither main's name nor a target of the Makefile
+    assert c_project(program.model_copy(update={"path": "/app/libtally/bin/tally"}), found) is not None
 
 
 def test_it_applies_to_a_program_whose_sources_are_known() -> None:

@@ -110,9 +110,11 @@ def c_project(artifact: Artifact, discovery: Discovery) -> CProject | None:
     """The project of the program `artifact`: the one source beside the others that defines `main`
     (named after the program when several do), its folder's sources and headers; None when the
     program's sources are not known, or the program lies inside a git work tree."""
-    if not is_program(artifact) or not NAME.fullmatch(artifact.name) or inside_git(artifact.path, discovery):
-        return None
     planted = f"{work_root(discovery)}/{PLANTED}/"
+    if not is_program(artifact) or not NAME.fullmatch(artifact.name) or artifact.path.startswith(planted):
+        return None  # a driver an earlier step planted is no program of the project
+    if inside_git(artifact.path, discovery):
+        return None
     code = [
         a
         for a in discovery.artifacts
@@ -123,6 +125,11 @@ def c_project(artifact: Artifact, discovery: Discovery) -> CProject | None:
     main = named[0] if len(named) == 1 else mains[0] if len(mains) == 1 else None
     if main is None or not _related(artifact.path, main.path):
         return None
+    makefile = _makefile(main.path, discovery)
+    target = re.compile(rf"(?<![\w.-]){re.escape(artifact.name)}(?![\w.-])")
+    built_here = makefile is not None and target.search(makefile.sample) is not None
+    if main not in named and not built_here:
+        return None  # neither named after main's source nor built by the project's Makefile
     folder = main.directory
     beside = [a for a in code if a.directory == folder and a.path != main.path]
     sources = tuple(sorted(a.path for a in beside if a.path.endswith(C_SUFFIXES + CXX_SUFFIXES)))
@@ -130,7 +137,6 @@ def c_project(artifact: Artifact, discovery: Discovery) -> CProject | None:
         s.endswith(CXX_SUFFIXES) for s in (main.path, *sources)
     ):
         return None  # a second program (a test driver) beside main, or C and C++ mixed
-    makefile = _makefile(main.path, discovery)
     needed = tuple(str(n) for n in artifact.details.get("needed", []))
     private = {str(a.details.get("soname")) for a in discovery.of_kind(Kind.LIBRARY)}
     libraries = system_libraries(list(needed), private)
