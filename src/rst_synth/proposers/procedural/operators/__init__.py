@@ -42,6 +42,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     sqlite_migrate_ops,
     text_json_ops,
     text_tool_ops,
+    tfidf_ops,
     tool_ops,
     variant_ops,
     wheel_audit_ops,
