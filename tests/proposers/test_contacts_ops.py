@@ -108,3 +108,7 @@ def test_child_accepted(tmp_path: Path) -> None:
     (parent / "instruction.md").write_text("List the addresses in `/app/corpus/` as `/app/out/emails.txt`.\n")
     proposal, report = extend_with("text-contact-index", parent)
     assert_accepted(proposal, report, "text-contact-index")
+
+
+def test_once_per_lineage() -> None:
+    assert OP.once  # its tool is the same program whatever the input: a second step would be a copy

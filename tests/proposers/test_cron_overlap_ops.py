@@ -88,3 +88,7 @@ def test_generated_tests_pass_on_the_tool_and_fail_on_touching_runs(tmp_path: Pa
 def test_child_accepted(tmp_path: Path) -> None:
     proposal, report = extend_with("cron-overlap-report", parent_task(tmp_path, PARENT_SOLVE))
     assert_accepted(proposal, report, "cron-overlap-report")
+
+
+def test_once_per_lineage() -> None:
+    assert OP.once  # its tool is the same program whatever the input: a second step would be a copy

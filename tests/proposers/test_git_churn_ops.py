@@ -98,3 +98,7 @@ def test_child_accepted(tmp_path: Path) -> None:
     parent = parent_task(tmp_path, parent_solve(), dockerfile=GIT_DOCKERFILE)
     proposal, report = extend_with("git-churn-csv", parent)
     assert_accepted(proposal, report, "git-churn-csv")
+
+
+def test_once_per_lineage() -> None:
+    assert OP.once  # its tool is the same program whatever the input: a second step would be a copy

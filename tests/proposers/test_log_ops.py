@@ -103,3 +103,7 @@ def test_child_accepted(tmp_path: Path) -> None:
     task_md.write_text("Count the requests per client of `/app/logs/access.log` into `/app/report/clients.txt`.\n")
     proposal, report = extend_with("access-log-sessions", parent)
     assert_accepted(proposal, report, "access-log-sessions")
+
+
+def test_once_per_lineage() -> None:
+    assert OP.once  # its tool is the same program whatever the input: a second step would be a copy

@@ -116,3 +116,7 @@ def test_child_accepted(tmp_path: Path) -> None:
     (parent / "instruction.md").write_text("Count the words of the notes in `/app/data/` into `/app/out/words.txt`.\n")
     proposal, report = extend_with("text-tfidf-terms", parent)
     assert_accepted(proposal, report, "text-tfidf-terms")
+
+
+def test_once_per_lineage() -> None:
+    assert OP.once  # its tool is the same program whatever the input: a second step would be a copy

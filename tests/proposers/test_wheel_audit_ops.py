@@ -94,3 +94,7 @@ def test_generated_tests_pass_on_the_tool_and_fail_without_async_functions(tmp_p
 def test_child_accepted(tmp_path: Path) -> None:
     proposal, report = extend_with("wheel-audit", parent_task(tmp_path, PARENT_SOLVE, dockerfile=PIP_DOCKERFILE))
     assert_accepted(proposal, report, "wheel-audit")
+
+
+def test_once_per_lineage() -> None:
+    assert OP.once  # its tool is the same program whatever the input: a second step would be a copy

@@ -139,3 +139,7 @@ PIP_DOCKERFILE = BASE_DOCKERFILE + (
 def test_child_accepted(tmp_path: Path) -> None:
     proposal, report = extend_with("wheel-reproducible", parent_task(tmp_path, PARENT_SOLVE, dockerfile=PIP_DOCKERFILE))
     assert_accepted(proposal, report, "wheel-reproducible")
+
+
+def test_once_per_lineage() -> None:
+    assert OP.once  # its tool is the same program whatever the input: a second step would be a copy

@@ -173,6 +173,7 @@ class CronOverlapReport(Operator):
 
     name = "cron-overlap-report"
     final = True  # a report of run pairs: an end result
+    once = True  # the tool is the same program whatever the schedule: a second step would copy it
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0

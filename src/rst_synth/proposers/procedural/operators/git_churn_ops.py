@@ -128,6 +128,7 @@ class GitChurnCsv(Operator):
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
     weight = 3.0
+    once = True  # the tool is the same program whatever the repository: a second step would copy it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return _git_ready(artifact) and artifact.details["commits"] >= 3 and _out_of_git(artifact, discovery)

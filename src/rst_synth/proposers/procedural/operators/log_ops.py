@@ -116,6 +116,7 @@ class AccessLogSessions(Operator):
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0
+    once = True  # the tool is the same program whatever the log: a second step would copy it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         root = work_root(discovery)

@@ -96,6 +96,7 @@ class TextTfidfTerms(Operator):
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0
+    once = True  # the tool is the same program whatever the folder: a second step would copy it
 
     def input_of(self, artifact: Artifact) -> str:
         return artifact.directory  # one index per folder

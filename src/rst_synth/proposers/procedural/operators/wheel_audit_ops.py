@@ -158,6 +158,7 @@ class WheelAudit(Operator):
     tools = ("python3",)
     weight = 3.0
     final = True  # an audit is a report
+    once = True  # the tool is the same program whatever the wheel: a second step would copy it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         root = work_root(discovery)

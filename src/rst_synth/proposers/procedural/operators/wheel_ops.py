@@ -150,6 +150,7 @@ class WheelReproducible(Operator):
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
     weight = 3.0
+    once = True  # the tool is the same program whatever the wheel: a second step would copy it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         root = work_root(discovery)
