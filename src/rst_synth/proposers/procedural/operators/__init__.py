@@ -21,6 +21,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     git_history_ops,
     git_hook_ops,
     git_tool_ops,
+    install_audit_ops,
     json_config_ops,
     json_patch_ops,
     json_schema_ops,
