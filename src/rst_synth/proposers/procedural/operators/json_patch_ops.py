@@ -11,7 +11,7 @@ from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.merge_patch import FRESH_PY, PATCH_PY, new_version, reference
-from rst_synth.proposers.procedural.operators.sqlite_change_ops import places_ok
+from rst_synth.proposers.procedural.operators.placement import places_ok
 from rst_synth.proposers.procedural.operators.workflow import RUN_TOOL, plant, planted_dir, stem_of, tool_path
 from rst_synth.validator.degenerate import degenerate_reason
 

@@ -8,7 +8,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.json_schema import SCHEMA_PY, VARIANTS_PY
-from rst_synth.proposers.procedural.operators.sqlite_change_ops import places_ok
+from rst_synth.proposers.procedural.operators.placement import places_ok
 from rst_synth.proposers.procedural.operators.workflow import RUN_TOOL, tool_path
 
 MAX_BYTES = 1024 * 1024

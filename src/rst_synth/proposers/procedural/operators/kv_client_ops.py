@@ -8,8 +8,8 @@ from __future__ import annotations
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.placement import places_ok
 from rst_synth.proposers.procedural.operators.services import KV, PROC_IMPORTS, PROC_PY, Service, find_services
-from rst_synth.proposers.procedural.operators.sqlite_change_ops import places_ok
 from rst_synth.proposers.procedural.operators.workflow import RUN_TOOL, fresh_path, work_root
 
 CLIENT_PY = r"""#!/usr/bin/env python3

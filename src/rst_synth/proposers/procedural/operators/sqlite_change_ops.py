@@ -11,15 +11,10 @@ from rst_synth.proposers.columns import Role, columns_from
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.data_ops import _tables
+from rst_synth.proposers.procedural.operators.placement import places_ok
 from rst_synth.proposers.procedural.operators.roles import affinity
 from rst_synth.proposers.procedural.operators.sqlite_feed import MERGE_PY, FeedTable, feed_events, feed_text
-from rst_synth.proposers.procedural.operators.workflow import (
-    inside_git,
-    plant,
-    planted_dir,
-    stem_of,
-    work_root,
-)
+from rst_synth.proposers.procedural.operators.workflow import plant, planted_dir, stem_of
 
 MIN_ROWS = 6
 """A feed needs a dozen events on distinct rows of the table, two to a row at most."""
@@ -31,17 +26,6 @@ def copy_database(src, dst):
     source.close()
     target.close()
 """
-
-
-def places_ok(artifact: Artifact, discovery: Discovery, *folders: str) -> bool:
-    """The artifact and the folders a step writes to lie outside git work trees (a new file there would leave
-    `git status` dirty)."""
-    root = work_root(discovery)
-    writes = [
-        *(f"{root}/{f}/x" for f in folders),
-        f"{artifact.directory}/x" if not artifact.input else f"{root}/derived/x",
-    ]
-    return not any(inside_git(p, discovery) for p in (artifact.path, *writes))
 
 
 def has_lookup_triggers(artifact: Artifact) -> bool:
@@ -70,7 +54,7 @@ def feed_tables(artifact: Artifact) -> list[FeedTable]:
 
 @register
 class SqliteDeltaMerge(Operator):
-    """A delta feed of inserts, partial updates and deletes, merged into a new copy of the database."""
+    """A delta feed of inserts, partial updates and deletes, merged into a new database of the table alone."""
 
     name = "sqlite-delta-merge"
     kinds = (Kind.SQLITE,)

@@ -9,7 +9,8 @@ from rst_synth.proposers.columns import Role, columns_from
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.data_ops import _tables
-from rst_synth.proposers.procedural.operators.sqlite_change_ops import COPY_PY, places_ok
+from rst_synth.proposers.procedural.operators.placement import places_ok
+from rst_synth.proposers.procedural.operators.sqlite_change_ops import COPY_PY
 from rst_synth.proposers.procedural.operators.workflow import plant, planted_dir, stem_of
 
 MIN_ROWS = 20

@@ -10,8 +10,9 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.csv_ops import slug
 from rst_synth.proposers.procedural.operators.data_ops import _tables
+from rst_synth.proposers.procedural.operators.placement import places_ok
 from rst_synth.proposers.procedural.operators.roles import affinity, table_fitting
-from rst_synth.proposers.procedural.operators.sqlite_change_ops import COPY_PY, has_lookup_triggers, places_ok
+from rst_synth.proposers.procedural.operators.sqlite_change_ops import COPY_PY, has_lookup_triggers
 from rst_synth.proposers.procedural.operators.sqlite_migration import CHECKS_PY, TOOL_PY, Names
 from rst_synth.proposers.procedural.operators.workflow import tool_path
 
