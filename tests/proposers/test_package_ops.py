@@ -59,6 +59,21 @@ def test_build_is_deterministic_and_states_every_path() -> None:
     assert "ldd /app/libtally/bin/tally" in step.solution and "libtally.so.2" in step.solution
 
 
+def test_a_program_made_earlier_in_the_same_child_ships_its_library() -> None:
+    # The step before made the program and its library; discovery has seen neither yet.
+    fresh = {
+        **RELINKED,
+        "needed": ["libtally.so.3", "libc.so.6"],
+        "private": {"libtally.so.3": "/app/t3/lib/libtally.so.3.0.0"},
+    }
+    program, found = c_discovery(details=fresh)
+    program.path = "/app/t3/bin/tally"
+    assert OPERATORS[OP].can_use(program, found)
+    assert not OPERATORS["c-shared-library"].can_use(program, found)  # split already
+    step = OPERATORS[OP].build(program, StepContext(discovery=found, rng=random.Random(2), tag="r8s2"))
+    assert "`/usr/lib/libtally.so.3.0.0`" in step.instruction and "libtally.so.3" in step.solution
+
+
 @pytest.mark.docker
 def test_child_accepted(tmp_path: Path) -> None:
     proposal, report = extend_with(OP, c_parent(tmp_path))

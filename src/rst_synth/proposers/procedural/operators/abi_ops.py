@@ -24,8 +24,7 @@ from rst_synth.proposers.procedural.operators.c_project import (
     folder_for,
     system_libraries,
 )
-
-RUNPATH = "$ORIGIN/../lib"
+from rst_synth.proposers.procedural.operators.library_ops import RUNPATH, program_details
 
 ABI_TESTS = r"""
 
@@ -189,7 +188,7 @@ readelf --dyn-syms -W {q(folder)}/lib/{real} | grep '@@'"""
                     path=f"{folder}/bin/{project.name}",
                     kind=Kind.EXECUTABLE,
                     executable=True,
-                    details={"elf": "shared", "interp": True, "needed": [soname, *system], "runpath": RUNPATH},
+                    details=program_details([soname, *system], {soname: f"{folder}/lib/{real}"}),
                 ),
             ],
         )

@@ -138,8 +138,7 @@ def c_project(artifact: Artifact, discovery: Discovery) -> CProject | None:
     ):
         return None  # a second program (a test driver) beside main, or C and C++ mixed
     needed = tuple(str(n) for n in artifact.details.get("needed", []))
-    private = {str(a.details.get("soname")) for a in discovery.of_kind(Kind.LIBRARY)}
-    libraries = system_libraries(list(needed), private)
+    libraries = system_libraries(list(needed), set(private_libraries(artifact, discovery)))
     return CProject(
         program=artifact.path,
         main=main.path,
@@ -179,6 +178,14 @@ def _include_dirs(makefile: Artifact | None, source_dir: str) -> tuple[str, ...]
 def _std(makefile: Artifact | None) -> str:
     m = re.search(r"(?<!\S)-std=([a-z0-9+]+)", makefile.sample) if makefile else None
     return f"-std={m.group(1)}" if m else ""
+
+
+def private_libraries(program: Artifact, discovery: Discovery) -> dict[str, str]:
+    """SONAME -> path of the lineage's shared libraries that `program` needs: those discovery found, and
+    those the step that made the program built in the same child (named in its details, not discovered yet)."""
+    found = {str(a.details["soname"]): a.path for a in discovery.of_kind(Kind.LIBRARY) if a.details.get("soname")}
+    found.update({str(k): str(v) for k, v in dict(program.details.get("private", {})).items()})
+    return {soname: path for soname, path in found.items() if soname in program.details.get("needed", [])}
 
 
 def system_libraries(needed: list[str], private: set[str]) -> tuple[str, ...]:

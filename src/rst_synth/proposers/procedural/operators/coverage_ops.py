@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.c_project import assignments, c_project
+from rst_synth.proposers.procedural.operators.c_project import assignments, c_project, private_libraries
 from rst_synth.proposers.procedural.operators.workflow import fresh_path, work_root
 
 HEADER = ["source", "lines", "executed", "percent", "functions", "called"]
@@ -88,11 +88,9 @@ class CCoverageReport(Operator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         project = c_project(artifact, discovery)
-        private = {a.details.get("soname") for a in discovery.of_kind(Kind.LIBRARY)}
+        private = private_libraries(artifact, discovery)
         # One source says nothing by comparison; a program relinked against a lineage library is the same code.
-        return (
-            project is not None and bool(project.sources) and bool(project.inputs) and not private & set(project.needed)
-        )
+        return project is not None and bool(project.sources) and bool(project.inputs) and not private
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         project = c_project(artifact, ctx.discovery)

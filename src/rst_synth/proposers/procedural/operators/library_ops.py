@@ -20,9 +20,17 @@ from rst_synth.proposers.procedural.operators.c_project import (
     c_project,
     folder_for,
     lib_name,
+    private_libraries,
 )
 
 RUNPATH = "$ORIGIN/../lib"
+
+
+def program_details(needed: list[str], private: dict[str, str]) -> dict[str, object]:
+    """ELF details of a program a step relinks against its library, with the library's path: a later step
+    of the same child sees the program before discovery has found the library."""
+    return {"elf": "shared", "interp": True, "needed": needed, "runpath": RUNPATH, "private": private}
+
 
 LIBRARY_TESTS = r"""
 def symbols(command):
@@ -149,14 +157,9 @@ class CSharedLibrary(Operator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         project = c_project(artifact, discovery)
-        private = {a.details.get("soname") for a in discovery.of_kind(Kind.LIBRARY)}
+        private = private_libraries(artifact, discovery)
         # A program that loads a library of the lineage is a split already: splitting it again repeats it.
-        return (
-            project is not None
-            and bool(project.sources)
-            and not private & set(project.needed)
-            and discovery.has_tool("python3")
-        )
+        return project is not None and bool(project.sources) and not private and discovery.has_tool("python3")
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         project = c_project(artifact, ctx.discovery)
@@ -213,7 +216,7 @@ nm -D --defined-only {q(folder)}/lib/{real}"""
                     path=f"{folder}/bin/{project.name}",
                     kind=Kind.EXECUTABLE,
                     executable=True,
-                    details={"elf": "shared", "interp": True, "needed": [soname, *project.needed], "runpath": RUNPATH},
+                    details=program_details([soname, *project.needed], {soname: shared}),
                 ),
             ],
         )

@@ -20,6 +20,7 @@ from rst_synth.proposers.procedural.operators.c_project import (
     c_project,
     data_inputs,
     is_program,
+    private_libraries,
 )
 from rst_synth.proposers.procedural.operators.workflow import inside_git, work_root
 
@@ -123,12 +124,14 @@ def test___TAG___installed_package_runs_and_removes_cleanly(tmp_path):
 def _private(artifact: Artifact, discovery: Discovery) -> list[Artifact] | None:
     """The lineage's shared libraries the program loads; None when it finds them otherwise than through a
     RUNPATH that puts them in `/usr/lib` once the program is in `/usr/bin`."""
-    by_soname = {a.details.get("soname"): a for a in discovery.of_kind(Kind.LIBRARY) if a.details.get("soname")}
-    mine = [by_soname[n] for n in artifact.details.get("needed", []) if n in by_soname]
+    mine = private_libraries(artifact, discovery)
     runpath = str(artifact.details.get("runpath", ""))
     if mine and os.path.normpath(runpath.replace("$ORIGIN", "/usr/bin")) != "/usr/lib":
         return None
-    return mine
+    return [
+        Artifact(path=path, kind=Kind.LIBRARY, details={"format": "shared", "soname": soname})
+        for soname, path in sorted(mine.items())
+    ]
 
 
 def package_name(program: str) -> str:

@@ -19,6 +19,7 @@ from rst_synth.proposers.procedural.operators.c_project import (
     behaviour_text,
     c_project,
     folder_for,
+    private_libraries,
 )
 
 VARIANTS = {
@@ -140,9 +141,9 @@ class CBuildVariants(Operator):
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         project = c_project(artifact, discovery)
-        private = {a.details.get("soname") for a in discovery.of_kind(Kind.LIBRARY)}
+        private = private_libraries(artifact, discovery)
         # A program relinked against a library of the lineage is the same code: its variants repeat these.
-        return project is not None and not private & set(project.needed) and discovery.has_tool("python3")
+        return project is not None and not private and discovery.has_tool("python3")
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         project = c_project(artifact, ctx.discovery)
