@@ -94,6 +94,9 @@ def test_skyrl_rows_carry_the_steps(tmp_path: Path) -> None:
     )
     assert '"task_steps": ["r0-seed0", "r1-touch", "r2-touch", "r3-touch"]' in line
     assert '"per_step_reward": true' in line and "Create /app/seed0." in line
+    assert '"max_turns"' not in line  # no count of commands: the task's [agent] timeout_sec bounds an episode
+    collect([task_dir.parent], tmp_path / "capped", CollectOptions(formats=["skyrl"], max_turns=30))
+    assert '"max_turns": 30' in (tmp_path / "capped" / "skyrl" / "train.jsonl").read_text()
 
 
 def test_the_skyrl_environment_passes_each_steps_reward_on(tmp_path: Path) -> None:

@@ -36,7 +36,10 @@ def collect_command(
     evals: Annotated[
         list[str] | None, typer.Option("--eval", help="Only this eval (<agent>-<model>); repeatable.")
     ] = None,
-    max_turns: Annotated[int, typer.Option(min=1, help="skyrl: commands per episode.")] = 40,
+    max_turns: Annotated[
+        int | None,
+        typer.Option(min=1, help="skyrl: commands per episode. [default: no count; the task's time bounds it]"),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Turn solved agent trajectories into fine-tuning data (rejection sampling), or tasks into RL rows.

@@ -41,8 +41,8 @@ class CollectOptions(BaseModel):
     parquet: bool = False
     evals: list[str] = Field(default_factory=list)
     """Eval ids (<agent>-<model>) to read; empty: every eval but the plumbing agents oracle and nop."""
-    max_turns: int = Field(default=40, ge=1)
-    """skyrl: commands per episode, written into each row."""
+    max_turns: int | None = Field(default=None, ge=1)
+    """skyrl: commands per episode, written into each row; None: no count, the task's time bounds an episode."""
 
 
 class Sample(BaseModel):

@@ -43,7 +43,7 @@ def rl_prompt(task: Task, limits: AttemptLimits) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": task.instruction}]
 
 
-def skyrl_row(entry: TaskEntry, *, max_turns: int = 40) -> dict[str, Any]:
+def skyrl_row(entry: TaskEntry, *, max_turns: int | None = None) -> dict[str, Any]:
     """One RL row. A multi-step task's prompt is its first step's, `extra_info.task_steps` lists its
     steps and `per_step_reward` is true: the episode gives each step's reward as the agent ends it
     (rl/session.py). A flat task's `task_steps` are the per-step credit keys its reward.json
@@ -61,7 +61,7 @@ def skyrl_row(entry: TaskEntry, *, max_turns: int = 40) -> dict[str, Any]:
             "task": entry.name,
             "round": entry.round,
             "root": entry.root,
-            "max_turns": max_turns,
+            **({"max_turns": max_turns} if max_turns else {}),
             "task_steps": [step.name for step in steps] or credit_keys(task),
             "per_step_reward": bool(steps),
         },
