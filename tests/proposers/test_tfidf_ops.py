@@ -61,6 +61,13 @@ def test_it_applies_once_per_folder_of_prose() -> None:
     assert not OP.can_use(artifact(0), alone)  # one file: no document frequencies to weigh
     log = Artifact(path="/app/data/access.log", kind="text", sample=LOG, size=len(LOG))
     assert not OP.can_use(log, discovery(log))
+    cron = (
+        "# /etc/cron.d/e2scrub_all: crontab entries for the e2scrub_all script\n"
+        "30 3 * * 0 root test -e /run/systemd/system || SERVICE_MODE=1 /usr/lib/e2fsprogs/e2scrub_all_cron\n"
+        "10 3 * * * root test -e /run/systemd/system || SERVICE_MODE=1 /sbin/e2scrub_all -A -r\n"
+    ) * 3
+    schedules = [artifact(n, cron) for n in (0, 1)]
+    assert not OP.can_use(schedules[0], Discovery(workdir="/app", artifacts=schedules, tools=["python3"]))
 
 
 def test_weighting_rules() -> None:

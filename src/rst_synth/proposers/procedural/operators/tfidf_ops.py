@@ -10,6 +10,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.log_ops import looks_like_access_log
+from rst_synth.proposers.procedural.operators.schedule_ops import schedule_entries
 from rst_synth.proposers.procedural.operators.workflow import RUN_TOOL, fresh_path, inside_git, work_root
 
 HEADER = ["file", "rank", "term", "count", "tfidf"]
@@ -75,12 +76,18 @@ def fresh_texts(seed):
 
 
 def _prose(artifact: Artifact) -> bool:
+    """Sentences, not a schedule, a log or a listing: at least 30 words, letters most of the text, few comment
+    lines, and most lines holding five words or more."""
     words = _WORD.findall(artifact.sample)
+    lines = [line for line in artifact.sample.splitlines() if line.strip()]
     return (
         artifact.kind is Kind.TEXT
         and len(words) >= 30
         and sum(map(len, words)) >= 0.5 * len(artifact.sample)
+        and sum(line.lstrip().startswith("#") for line in lines) <= 0.2 * len(lines)
+        and sum(len(_WORD.findall(line)) >= 5 for line in lines) >= 0.6 * len(lines)
         and not looks_like_access_log(artifact)
+        and not schedule_entries(artifact)
     )
 
 
