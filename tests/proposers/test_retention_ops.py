@@ -37,6 +37,10 @@ def test_it_applies_to_schedules_that_run_often_enough() -> None:
     assert OP.can_use(artifact(), discovery())
     monthly = artifact("0 3 1 * * /usr/local/bin/backup.sh\n", "/app/out/monthly.crontab")
     assert not OP.can_use(monthly, discovery(monthly))  # five archives in five months: nothing to retain
+    scrub = artifact(
+        "10 3 * * * root test -e /run/systemd/system || /sbin/e2scrub_all -A -r\n", "/etc/cron.d/e2scrub_all"
+    )
+    assert not OP.can_use(scrub, discovery(scrub))  # a daily job that makes no backup: no archives to retain
     notes = artifact("hello\n", "/app/notes.txt")
     assert not OP.can_use(notes, discovery(notes))
     done = artifact().model_copy(update={"path": "/app/bin/appdata_backup_retention"})

@@ -11,6 +11,7 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.cron_overlap_ops import _commands
 from rst_synth.proposers.procedural.operators.schedule_ops import (
     MAX_BYTES,
     _user_field,
@@ -28,6 +29,8 @@ from rst_synth.proposers.procedural.operators.workflow import (
     work_root,
 )
 
+BACKUP_WORDS = re.compile(r"backup|dump|archive|snapshot|\btar\b|rsync|borg|restic", re.IGNORECASE)
+"""A job whose command says it makes backups: the schedule's archives are what retention is about."""
 WINDOW_DAYS = 150
 MIN_ARCHIVES = 60
 MAX_ARCHIVES = 700
@@ -142,6 +145,7 @@ class BackupRetentionGfs(Operator):
             and not any(inside_git(f"{root}/{d}/x", discovery) for d in ("bin", "incoming", "retention"))
             and _tool_of(discovery, artifact) not in discovery.paths()
             and bool(schedule_entries(artifact))
+            and any(BACKUP_WORDS.search(command) for command in _commands(artifact))
             and MIN_ARCHIVES <= len(_runs(artifact))
         )
 
