@@ -353,3 +353,19 @@ def test_an_archive_is_no_input_of_a_step(tmp_path) -> None:
     """Listing an archive is bookkeeping on a bookkeeping output: the proposer never builds on one."""
     with pytest.raises(ProposalError, match="no_applicable_operator"):
         extend_with("archive-manifest", parent_task(tmp_path, ARCHIVE_PARENT))
+
+
+def test_a_summary_grouped_by_a_code_column(tmp_path) -> None:
+    """A foreign key groups (warehouse_id 1, 2, 3): the summary stores each as text and its tests agree."""
+    con = sqlite3.connect(":memory:")
+    con.executescript("""
+        CREATE TABLE moves (warehouse_id INTEGER, qty INTEGER);
+        INSERT INTO moves VALUES (1, 5), (2, 3), (1, 7), (3, 2), (2, 9), (1, 1);
+    """)
+    data = con.serialize()
+    con.close()
+    summary = run_step(tmp_path, "sqlite-add-summary-table", {"stock.db": data}, "stock.db")
+    con = sqlite3.connect(summary.path)
+    rows = sorted(con.execute("SELECT group_value, n, total FROM moves_summary"))
+    con.close()
+    assert rows == [("1", 3, 13.0), ("2", 2, 12.0), ("3", 1, 2.0)]

@@ -486,8 +486,8 @@ def test_{ctx.tag}_summary_database():
     assert tables == [SUMMARY], tables
     assert [c[1] for c in new.execute(f'PRAGMA table_info("{{SUMMARY}}")')] == ["group_value", "n", "total"]
     got = new.execute(f'SELECT group_value, n, total FROM "{{SUMMARY}}"').fetchall()
-    want = {{g: (n, t) for g, n, t in old.execute(
-        f'SELECT "{{GROUP}}", COUNT(*), SUM("{{VALUE}}") FROM "{{TABLE}}" GROUP BY "{{GROUP}}"')}}
+    want = {{g: (n, t) for g, n, t in old.execute(  # a code's value is stored as text in a TEXT column
+        f'SELECT CAST("{{GROUP}}" AS TEXT), COUNT(*), SUM("{{VALUE}}") FROM "{{TABLE}}" GROUP BY "{{GROUP}}"')}}
     assert len(got) == len(want) and len({{g for g, _, _ in got}}) == len(got), got
     for g, n, total in got:
         assert g in want, g
@@ -499,9 +499,9 @@ def test_{ctx.tag}_summary_database():
 """
         instruction = (
             f"Next, write a new SQLite database `{out}` that holds exactly one table, `{summary}`, with the "
-            f"columns `group_value`, `n` and `total`: one row per distinct `{group}` value of table `{table}` of "
-            f"`{artifact.path}` (NULL included as its own group), giving the value, the number of rows with it, "
-            f"and the SQL SUM of `{value}` over those rows. Leave `{artifact.path}` unchanged."
+            f"columns `group_value` (TEXT), `n` and `total`: one row per distinct `{group}` value of table `{table}` "
+            f"of `{artifact.path}` (NULL included as its own group), giving the value as text, the number of rows "
+            f"with it, and the SQL SUM of `{value}` over those rows. Leave `{artifact.path}` unchanged."
         )
         produced = Artifact(
             path=out,
