@@ -13,10 +13,11 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.c_project import (
     COPY_PY,
     SAME_RUNS_PY,
+    CompiledOperator,
     CProject,
     assignments,
     behaviour_text,
@@ -108,7 +109,7 @@ def _project_of(library: Artifact, discovery: Discovery) -> CProject | None:
 
 
 @register
-class CLibraryAbi(Operator):
+class CLibraryAbi(CompiledOperator):
     """A version script that exports a split library's public API under one version node, as a new major."""
 
     name = "c-library-abi"

@@ -10,10 +10,10 @@ import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.c_modules import NUMERIC_MODULES, Module
 from rst_synth.proposers.procedural.operators.c_modules_text import TEXT_MODULES
-from rst_synth.proposers.procedural.operators.c_project import assignments, c_project
+from rst_synth.proposers.procedural.operators.c_project import CompiledOperator, assignments, c_project
 from rst_synth.proposers.procedural.operators.workflow import fresh_path, plant, planted_dir, work_root
 
 MODULES: tuple[Module, ...] = (*NUMERIC_MODULES, *TEXT_MODULES)
@@ -91,7 +91,7 @@ def queries_of(module: Module, seed: int) -> list[str]:
 
 
 @register
-class CPlantedDefect(Operator):
+class CPlantedDefect(CompiledOperator):
     """Diagnose and fix a planted C module against its contract; build its driver and run it."""
 
     name = "c-planted-defect"

@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import KIND_FIT, Operator
 from rst_synth.proposers.procedural.operators.workflow import inside_git, work_root
 
 C_SUFFIXES = (".c",)
@@ -33,6 +34,14 @@ DATA_KINDS = (Kind.TEXT, Kind.CSV, Kind.JSON, Kind.CONFIG)
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 PLANTED = "incoming"
 """Folder (under the work root) of what steps plant: never a project's source tree."""
+
+
+class CompiledOperator(Operator):
+    """An operator on a compiled program or library: code built from sources, weighed like source code in
+    the draw (a step on a program is worth what a step on its sources is)."""
+
+    def fit(self, artifact: Artifact, discovery: Discovery) -> float:
+        return self.weight * KIND_FIT[Kind.C_SOURCE]
 
 
 @dataclass(frozen=True)

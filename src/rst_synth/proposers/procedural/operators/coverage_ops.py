@@ -8,8 +8,13 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.c_project import assignments, c_project, private_libraries
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.c_project import (
+    CompiledOperator,
+    assignments,
+    c_project,
+    private_libraries,
+)
 from rst_synth.proposers.procedural.operators.workflow import fresh_path, work_root
 
 HEADER = ["source", "lines", "executed", "percent", "functions", "called"]
@@ -77,7 +82,7 @@ def test___TAG___coverage_report(tmp_path):
 
 
 @register
-class CCoverageReport(Operator):
+class CCoverageReport(CompiledOperator):
     """Line and function coverage of a program's sources over the task's runs, measured with gcov."""
 
     name = "c-coverage-report"

@@ -10,10 +10,11 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.c_project import (
     COPY_PY,
     SAME_RUNS_PY,
+    CompiledOperator,
     CProject,
     assignments,
     behaviour_text,
@@ -147,7 +148,7 @@ def test___TAG___install_and_link_against_the_installed_library(tmp_path):
 
 
 @register
-class CSharedLibrary(Operator):
+class CSharedLibrary(CompiledOperator):
     """Split a program's code into a static and a shared library and relink the program against it."""
 
     name = "c-shared-library"

@@ -10,11 +10,12 @@ import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.c_project import (
     NAME,
     PLANTED,
     SAME_RUNS_PY,
+    CompiledOperator,
     assignments,
     behaviour_text,
     c_project,
@@ -141,7 +142,7 @@ def package_name(program: str) -> str:
 
 
 @register
-class DebianPackage(Operator):
+class DebianPackage(CompiledOperator):
     """A Debian package of a built program, with computed Depends, installed and run by the tests."""
 
     name = "deb-package"

@@ -10,10 +10,11 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.c_project import (
     COPY_PY,
     SAME_RUNS_PY,
+    CompiledOperator,
     CProject,
     assignments,
     behaviour_text,
@@ -131,7 +132,7 @@ NOISE = '\n__attribute__((constructor)) static void check_noise(void) { __builti
 
 
 @register
-class CBuildVariants(Operator):
+class CBuildVariants(CompiledOperator):
     """Release, debug and sanitizer builds in their own folders, header dependencies and a `make check`."""
 
     name = "c-build-variants"
