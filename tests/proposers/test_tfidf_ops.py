@@ -57,6 +57,9 @@ def top_terms(texts: list[tuple[str, str]], top: int) -> list[list[str]]:
 def test_it_applies_once_per_folder_of_prose() -> None:
     assert OP.can_use(artifact(0), discovery())
     assert OP.input_of(artifact(0)) == OP.input_of(artifact(1)) == "/app/data"
+    same = "the mill and the den by the valley road, the bank and the mill again.\n" * 4
+    shared = [artifact(n, same) for n in (0, 1)]  # one vocabulary: every score is 0, the table would be empty
+    assert not OP.can_use(shared[0], Discovery(workdir="/app", artifacts=shared, tools=["python3"]))
     alone = Discovery(workdir="/app", artifacts=[artifact(0)], tools=["python3"])
     assert not OP.can_use(artifact(0), alone)  # one file: no document frequencies to weigh
     log = Artifact(path="/app/data/access.log", kind="text", sample=LOG, size=len(LOG))

@@ -95,6 +95,16 @@ def _folder(artifact: Artifact, discovery: Discovery) -> list[str]:
     return sorted(a.path for a in discovery.artifacts if a.directory == artifact.directory and _prose(a))
 
 
+def _distinct(artifact: Artifact, discovery: Discovery) -> bool:
+    """Whether every file of the folder has terms the others lack (their samples are whole): notes drawn from
+    one small vocabulary score 0 everywhere, and their table would be empty."""
+    found = [a for a in discovery.artifacts if a.path in set(_folder(artifact, discovery))]
+    if any(len(a.sample.encode("utf-8")) != a.size for a in found):
+        return False
+    vocabularies = [{w.lower().strip("'") for w in _WORD.findall(a.sample)} - {""} for a in found]
+    return all(words - set.intersection(*vocabularies) for words in vocabularies)
+
+
 @register
 class TextTfidfTerms(Operator):
     """The most distinctive terms of each file of a folder of prose by TF-IDF, as a tool."""
@@ -114,6 +124,7 @@ class TextTfidfTerms(Operator):
             _prose(artifact)
             and not inside_git(artifact.path, discovery)
             and len(_folder(artifact, discovery)) >= 2
+            and _distinct(artifact, discovery)
             and not any(inside_git(f"{root}/{d}/x", discovery) for d in ("bin", "terms"))
         )
 
