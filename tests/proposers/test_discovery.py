@@ -50,3 +50,19 @@ def test_an_input_is_read_never_changed_or_written_beside() -> None:
     policy = OPERATORS["permissions-policy"]
     folder = Artifact(path="/app/report/x.csv", kind=Kind.CSV)
     assert policy.changes_input and not policy.can_use(folder.model_copy(update={"input": True}), found)
+
+
+def test_build_files_are_the_programs_not_text_to_count() -> None:
+    """A Makefile or a -MMD dependency file is how a program is built: no line, word or pattern counts of it."""
+    from rst_synth.proposers.artifacts import classify
+
+    makefile = b"CC = gcc\nnumstat: build/main.o\n\t$(CC) -o $@ $^\n"
+    deps = b"build/main.o: src/main.c src/stats.h\nsrc/stats.h:\n"
+    for path, content in (("/app/Makefile", makefile), ("/app/build/main.d", deps), ("/app/rules.mk", makefile)):
+        kind, _, _ = classify(path, content)
+        assert kind is Kind.BUILD, path
+        artifact = Artifact(path=path, kind=kind, size=len(content), sample=content.decode())
+        found = Discovery(workdir="/app", artifacts=[artifact], tools=["python3", "sha256sum", "tar", "gzip"])
+        text_ops = [op for op in OPERATORS.values() if Kind.TEXT in op.kinds and op.can_use(artifact, found)]
+        assert text_ops == [], path
+    assert classify("/app/notes.d", b"not a make rule\n")[0] is Kind.TEXT

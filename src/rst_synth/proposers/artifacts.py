@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 import tempfile
 import tomllib
@@ -35,6 +36,9 @@ class Kind(StrEnum):
     EXECUTABLE = "executable"
     CONFIG = "config"
     """INI, TOML, YAML, .conf."""
+    BUILD = "build"
+    """A Makefile, a make dependency file or a CMake list: how a program is built, read by build steps
+    (never a text to count lines or words of)."""
     BINARY = "binary"
     LIBRARY = "library"
     """A static (`ar`) archive of objects or an ELF shared object; details `format` (static, shared),
@@ -128,10 +132,21 @@ def classify(path: str, content: bytes, executable: bool = False) -> tuple[Kind,
         details = _csv_details(text, "\t" if suffix == ".tsv" else ",")
         if details is not None:
             return Kind.CSV, details, sample
+    if _is_build_file(name, suffix, text):
+        return Kind.BUILD, {"lines": text.count("\n")}, sample
     config = _config_details(suffix, text)
     if config is not None:
         return Kind.CONFIG, config, sample
     return Kind.TEXT, {"lines": len(text.splitlines())}, sample
+
+
+_MAKE_RULE = re.compile(r"^[^\s:#=]+\.o\s*:", re.MULTILINE)
+
+
+def _is_build_file(name: str, suffix: str, text: str) -> bool:
+    if name in ("makefile", "gnumakefile", "cmakelists.txt") or suffix in (".mk", ".cmake"):
+        return True
+    return suffix == ".d" and bool(_MAKE_RULE.search(text))  # `main.o: main.c main.h` from -MMD
 
 
 def _number(value: str) -> bool:

@@ -72,6 +72,7 @@ _BY_KIND: dict[Kind, Callable[[str, Collection[str]], list[str]]] = {
     Kind.SHELL_SCRIPT: _shell,
     Kind.TEXT: _text,
     Kind.CONFIG: _text,
+    Kind.BUILD: _text,
     Kind.C_SOURCE: _text,
 }
 
