@@ -47,6 +47,10 @@ def test_an_input_is_read_never_changed_or_written_beside() -> None:
     assert ctx.output_path(source, "stats", "json") == "/app/derived/notes_stats.json"
     made = source.model_copy(update={"input": False, "new": True})
     assert ctx.output_path(made, "stats", "json") == "/srv/appdata/notes_stats.json"
+    # nothing derived goes into a folder the system owns: an installed package's metadata, a crontab folder
+    for path in ("/usr/local/lib/python3.11/dist-packages/x-1.0.dist-info/METADATA", "/etc/cron.d/backup"):
+        system = Artifact(path=path, kind=Kind.TEXT)
+        assert ctx.output_path(system, "schema", "json").startswith("/app/derived/"), path
     policy = OPERATORS["permissions-policy"]
     folder = Artifact(path="/app/report/x.csv", kind=Kind.CSV)
     assert policy.changes_input and not policy.can_use(folder.model_copy(update={"input": True}), found)

@@ -56,11 +56,8 @@ class StepContext:
     """Every earlier step of the lineage, this child's earlier steps included."""
 
     def output_path(self, artifact: Artifact, suffix: str, ext: str) -> str:
-        """A fresh output path next to `artifact`: <dir>/<stem>_<suffix>.<ext>; for one of the task's inputs,
-        under <work root>/derived (nothing is written beside an input)."""
-        directory = artifact.directory if artifact.kind is not Kind.GIT else str(PurePosixPath(artifact.path).parent)
-        if artifact.input:
-            directory = f"{work_root(self.discovery)}/derived"
+        """A fresh output path <dir>/<stem>_<suffix>.<ext> in `output_dir`."""
+        directory = output_dir(artifact, self.discovery)
         stem = re.sub(r"[^A-Za-z0-9_]+", "_", artifact.stem)[:40]
         candidate = f"{directory}/{stem}_{suffix}.{ext}"
         n = 2
@@ -74,6 +71,20 @@ class StepContext:
 def work_root(discovery: Discovery) -> str:
     """Where a step's tools, planted inputs and derived files live: the image's work directory (else /srv)."""
     return discovery.workdir.rstrip("/") if discovery.workdir not in ("", "/") else "/srv"
+
+
+SYSTEM_DIRS = ("/usr/", "/etc/", "/var/", "/opt/", "/lib/", "/root/", "/boot/")
+"""Folders the system and its packages own: a step's derived file never goes there."""
+
+
+def output_dir(artifact: Artifact, discovery: Discovery) -> str:
+    """Where a step writes what it derives from `artifact`: beside it, or under <work root>/derived for one of
+    the task's inputs (its tests may compare the folder) and for a file in a system folder (an installed
+    package's .dist-info, /etc/cron.d, a backup folder whose archives the workflow rotates)."""
+    directory = artifact.directory if artifact.kind is not Kind.GIT else str(PurePosixPath(artifact.path).parent)
+    if artifact.input or (directory + "/").startswith(SYSTEM_DIRS):
+        return f"{work_root(discovery)}/derived"
+    return directory
 
 
 KIND_FIT = {Kind.GIT: 2.0, Kind.SQLITE: 2.0, Kind.C_SOURCE: 1.5, Kind.PYTHON_SOURCE: 1.5, Kind.SHELL_SCRIPT: 1.5}

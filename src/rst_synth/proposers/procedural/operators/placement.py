@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact
 from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import output_dir
 from rst_synth.proposers.procedural.operators.workflow import inside_git, work_root
 
 
@@ -12,8 +13,5 @@ def places_ok(artifact: Artifact, discovery: Discovery, *folders: str) -> bool:
     """The artifact and the folders a step writes to lie outside git work trees (a new file there would leave
     `git status` dirty)."""
     root = work_root(discovery)
-    writes = [
-        *(f"{root}/{f}/x" for f in folders),
-        f"{artifact.directory}/x" if not artifact.input else f"{root}/derived/x",
-    ]
+    writes = [*(f"{root}/{f}/x" for f in folders), f"{output_dir(artifact, discovery)}/x"]
     return not any(inside_git(p, discovery) for p in (artifact.path, *writes))
