@@ -4,7 +4,6 @@ import pytest
 
 from rst_synth.task import Task
 from rst_synth.validator import Reason, Verdict, static_check
-from rst_synth.validator.trial import parse_reward_json, parse_reward_txt
 
 
 def _static(task_factory, **kwargs) -> tuple[Verdict, Reason, str]:
@@ -49,16 +48,3 @@ def test_static_rejections(task_factory, kwargs, reason: Reason, names: str) -> 
 def test_copy_of_other_files_is_fine(task_factory) -> None:
     dockerfile = "FROM debian:bookworm-slim\nCOPY data/tests.csv /app/\nCOPY solutions.txt /app/\n"
     assert _static(task_factory, dockerfile=dockerfile)[0] is Verdict.PASS
-
-
-@pytest.mark.parametrize(("raw", "reward"), [(b"1\n", 1.0), (b"0", 0.0), (b"0.5", 0.5), (b"", 0.0), (b"yes", 0.0)])
-def test_reward_txt(raw: bytes, reward: float) -> None:
-    assert parse_reward_txt(raw) == reward
-
-
-@pytest.mark.parametrize(
-    ("raw", "reward"),
-    [(b'{"reward": 1}', 1.0), (b'{"a": 1, "b": 0.5}', 0.5), (b"1", 1.0), (b"[1]", 0.0), (b"{", 0.0), (b"{}", 0.0)],
-)
-def test_reward_json(raw: bytes, reward: float) -> None:
-    assert parse_reward_json(raw) == reward

@@ -13,12 +13,11 @@ import shutil
 import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from rst_synth.agents.atif import AgentInfo, TrajectoryRecorder
 from rst_synth.agents.base import Agent, AttemptLimits, AttemptResult, Ended, Shell
 from rst_synth.agents.steps import (
-    BETWEEN_STEPS,
     StepTable,
     attempt_reward,
     credit_keys,
@@ -28,10 +27,10 @@ from rst_synth.agents.steps import (
     step_view,
     task_steps,
 )
+from rst_synth.harness import RESET_VERIFIER, open_task, read_reward_keys, verify
 from rst_synth.sandbox import Container, Sandbox, SandboxError
 from rst_synth.task import TaskPaths
 from rst_synth.task.task import Task
-from rst_synth.validator.trial import LOG_DIRS, task_limits, verify
 
 TRAJECTORY = "trajectory.json"
 RESULT = "result.json"
@@ -52,14 +51,8 @@ async def run_attempt(
     limits = limits or AttemptLimits()
     started = time.monotonic()
     record = TrajectoryRecorder(AgentInfo(name=agent.name, version=AGENT_VERSION, model_name=agent.model or None))
-    info = await sandbox.ensure_image(
-        task.files_under(TaskPaths.ENVIRONMENT_DIR),
-        task.environment_hash(),
-        timeout=task.config.environment.build_timeout_sec,
-    )
     steps = task_steps(task)
-    async with sandbox.container(info.tag, task_limits(task)) as box:
-        await box.put_files({}, PurePosixPath("/"), open_dirs=LOG_DIRS)
+    async with open_task(sandbox, task) as box:
         shell = Shell(box, limits)
         if steps:
             worked = await _work_steps(task, steps, agent, shell, record, seed)
@@ -83,7 +76,7 @@ async def run_attempt(
         verifier_output=worked.verifier_output,
         step_rewards=worked.step_rewards,
     )
-    _write(
+    write_attempt(
         out_dir,
         {TRAJECTORY: trajectory.model_dump(mode="json", exclude_none=True), RESULT: result.model_dump(mode="json")},
     )
@@ -134,7 +127,7 @@ async def _work_steps(
         if step.gate is not None and (reward or 0.0) < step.gate:
             break
         if index + 1 < len(steps):  # the next step's agent must not see these tests or this reward
-            await shell.box.exec(BETWEEN_STEPS, timeout=60, user="root")
+            await shell.box.exec(RESET_VERIFIER, timeout=60, user="root")
     return _Worked(ended, attempt_reward(ran, reward_strategy(task)), output, rewards)
 
 
@@ -142,15 +135,7 @@ async def _credit(box: Container, task: Task) -> dict[str, float | None] | None:
     """The share of each step's tests that passed, from reward.json, where the flat task's verifier
     reports it ([metadata].step_credit); a step the file lacks earned nothing."""
     keys = credit_keys(task)
-    if not keys:
-        return None
-    raw = await box.read_file(TaskPaths.CONTAINER_REWARD_JSON)
-    try:
-        data = json.loads(raw) if raw is not None else {}
-    except ValueError:
-        data = {}
-    found = data if isinstance(data, dict) else {}
-    return {key: float(found[key]) if isinstance(found.get(key), (int, float)) else 0.0 for key in keys}
+    return dict(await read_reward_keys(box, keys)) if keys else None
 
 
 def _steps_note(rewards: dict[str, float | None] | None) -> str:
@@ -159,7 +144,7 @@ def _steps_note(rewards: dict[str, float | None] | None) -> str:
     return "; steps: " + ", ".join(f"{name} {'not run' if r is None else f'{r:g}'}" for name, r in rewards.items())
 
 
-def _write(out_dir: Path, files: dict[str, object]) -> None:
+def write_attempt(out_dir: Path, files: dict[str, object]) -> None:
     """Stage then rename, so a killed run never leaves half an attempt behind."""
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:8]}"

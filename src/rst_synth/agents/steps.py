@@ -27,11 +27,6 @@ from rst_synth.task.task import read_tree
 STEPS_DIR = "steps"
 STEP_CREDIT = "step_credit"
 """The [metadata] key listing the step keys a flat task's reward.json carries."""
-BETWEEN_STEPS = (
-    f"rm -rf {TaskPaths.CONTAINER_TESTS_DIR} {TaskPaths.CONTAINER_VERIFIER_LOGS}"
-    f" && mkdir -p {TaskPaths.CONTAINER_VERIFIER_LOGS} && chmod 0777 {TaskPaths.CONTAINER_VERIFIER_LOGS}"
-)
-"""Run as root after a step's verifier: the next step's agent must not see its tests or its reward."""
 RewardStrategy = Literal["mean", "final"]
 STRATEGIES: tuple[RewardStrategy, ...] = ("mean", "final")
 

@@ -5,7 +5,7 @@ says) and gives the prompt; `act(reply)` runs the reply's one command through th
 (`bash -lc`, cwd and files kept between turns) and gives its output; the episode ends on submit,
 three malformed replies in a row, the step limit or task.toml's [agent] timeout_sec. Then the task's
 tests are copied in and run, and the reward read exactly as an `rst eval` attempt and the validator
-read it (`validator.trial.verify`). The container is removed when the episode ends, on `close()`,
+read it (`harness.verify`). The container is removed when the episode ends, on `close()`,
 on an error and at interpreter exit.
 
 A multi-step task (agents/steps.py) gives a step's reward when the agent ends the step: the prompt is
@@ -27,14 +27,13 @@ import threading
 import time
 from collections.abc import Coroutine
 from contextlib import AsyncExitStack
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from rst_synth.agents import AttemptLimits, Ended, Shell
 from rst_synth.agents.steps import (
-    BETWEEN_STEPS,
     load_task_dir,
     step_tests,
     step_verifier_timeout,
@@ -42,11 +41,11 @@ from rst_synth.agents.steps import (
     task_steps,
 )
 from rst_synth.agents.terminal import MAX_FORMAT_ERRORS
+from rst_synth.harness import RESET_VERIFIER, open_task, verify
 from rst_synth.rl.actions import parse_action
 from rst_synth.rl.dataset import rl_prompt
 from rst_synth.sandbox import Sandbox, SandboxError, make_sandbox
 from rst_synth.task import Task, TaskPaths
-from rst_synth.validator.trial import LOG_DIRS, task_limits, verify
 
 T = TypeVar("T")
 
@@ -210,13 +209,7 @@ class TaskSession:
         sandbox = make_sandbox(self._backend, **self._sandbox_options)
         stack = AsyncExitStack()
         try:
-            info = await sandbox.ensure_image(
-                self.task.files_under(TaskPaths.ENVIRONMENT_DIR),
-                self.task.environment_hash(),
-                timeout=self.task.config.environment.build_timeout_sec,
-            )
-            box = await stack.enter_async_context(sandbox.container(info.tag, task_limits(self.task)))
-            await box.put_files({}, PurePosixPath("/"), open_dirs=LOG_DIRS)
+            box = await stack.enter_async_context(open_task(sandbox, self.task))
         except BaseException:
             await _shut(sandbox, stack)
             raise
@@ -246,7 +239,7 @@ class TaskSession:
             gated = step.gate is not None and earned < step.gate
             if ended == "submitted" and not gated and self.running and self.step_index + 1 < len(self.task_steps):
                 try:  # the next step's agent must not see these tests or this reward
-                    _Loop.get().run(shell.box.exec(BETWEEN_STEPS, timeout=60, user="root"))
+                    _Loop.get().run(shell.box.exec(RESET_VERIFIER, timeout=60, user="root"))
                 except SandboxError:
                     pass  # the next command finds the container gone and ends the episode
                 self.step_index += 1

@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
+from rst_synth.harness import read_reward
 from rst_synth.sandbox import Container, FileState, SandboxError
 from rst_synth.task import TaskPaths
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
-from rst_synth.validator.trial import read_reward
 
-P = TaskPaths
 MAX_CONTENT_BYTES = 4 * 1024 * 1024
 WORK_DIR = PurePosixPath("/tmp/rst-mutation")
 """Where the copies and the edited contents wait, outside the scan roots."""
@@ -252,9 +251,9 @@ async def _killed(
         steps.append(_restore(backups[mutant.path], mutant.path))
     target = shlex.quote(mutant.path)
     steps.append(f"rm -f -- {target}" if mutant.content is None else f"cat -- {WORK_DIR}/m{i} > {target}")
-    steps.append(f"rm -f -- {P.CONTAINER_REWARD_TXT} {P.CONTAINER_REWARD_JSON}")
+    steps.append(f"rm -f -- {TaskPaths.CONTAINER_REWARD_TXT} {TaskPaths.CONTAINER_REWARD_JSON}")
     # One exec edits and verifies; `timeout` ends a hanging test run without taking the container down.
-    steps += [f"echo {_APPLIED}", f"timeout -k 5 {verify_timeout:g} bash {P.CONTAINER_TESTS_DIR}/test.sh"]
+    steps += [f"echo {_APPLIED}", f"timeout -k 5 {verify_timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"]
     run = await box.exec(" && ".join(steps), timeout=verify_timeout + 60)
     if run.timed_out:
         return True

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from rst_synth.harness import build_image, open_task
 from rst_synth.sandbox import BuildError, Container, Sandbox, SandboxError
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import executed_commands, solution_lines
@@ -34,7 +35,7 @@ from rst_synth.validator.quality import (
     without_step,
 )
 from rst_synth.validator.static import static_check
-from rst_synth.validator.trial import StatesWanted, TrialOutcome, run_trial, task_limits, trial_in
+from rst_synth.validator.trial import StatesWanted, TrialOutcome, run_trial, trial_in
 
 
 class ValidatorConfig(BaseModel):
@@ -122,11 +123,7 @@ class Validator:
     async def _build(self, task: Task, report: ValidationReport) -> CheckResult:
         started = time.monotonic()
         try:
-            info = await self.sandbox.ensure_image(
-                task.files_under(TaskPaths.ENVIRONMENT_DIR),
-                task.environment_hash(),
-                timeout=task.config.environment.build_timeout_sec,
-            )
+            info = await build_image(self.sandbox, task)
         except BuildError as exc:
             reason = Reason.BUILD_TIMEOUT if exc.timed_out else Reason.BUILD_FAILED
             return CheckResult(
@@ -160,7 +157,6 @@ class Validator:
         kept: _Kept | None = None,
     ) -> TrialOutcome:
         """One trial in a fresh container; with `kept`, the container stays open after it."""
-        limits = task_limits(task)
         tests = task.files_under(TaskPaths.TESTS_DIR)
         solve_timeout = task.config.agent.timeout_sec or self.config.default_solve_timeout_sec
         verify_timeout = task.config.verifier.timeout_sec
@@ -168,8 +164,8 @@ class Validator:
             if kept is None:
                 return await run_trial(
                     self.sandbox,
+                    task,
                     image,
-                    limits,
                     solution=solution,
                     tests=tests,
                     solve_timeout=solve_timeout,
@@ -177,7 +173,7 @@ class Validator:
                     trace=trace,
                     states=states,
                 )
-            kept.box = await kept.stack.enter_async_context(self.sandbox.container(image, limits))
+            kept.box = await kept.stack.enter_async_context(open_task(self.sandbox, task, image=image, staged=False))
             return await trial_in(
                 kept.box,
                 solution=solution,
