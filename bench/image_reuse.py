@@ -27,6 +27,7 @@ RUN_ID = uuid.uuid4().hex[:8]
 os.environ["RST_RUN_LABEL"] = f"bench-{RUN_ID}"
 
 import rst_synth.sandbox.docker as docker_backend  # noqa: E402
+from rst_synth.proposers.discovery import discovery_on  # noqa: E402
 from rst_synth.proposers.procedural import ProceduralProposer  # noqa: E402
 from rst_synth.sandbox import Sandbox, make_sandbox  # noqa: E402
 from rst_synth.task import Task, TaskPaths  # noqa: E402
@@ -50,7 +51,7 @@ async def round_of(sandbox: Sandbox, name: str) -> dict[str, object]:
     """20 children of one seed and the image step of each."""
     parent = Task.load(SEEDS / name)
     await sandbox.ensure_image(parent.files_under(TaskPaths.ENVIRONMENT_DIR), parent.environment_hash(), timeout=1800)
-    proposer = ProceduralProposer(sandbox)
+    proposer = ProceduralProposer(discovery_on(sandbox))
     built, contexts, times, packages = 0, set(), [], set()
     for seed in range(CHILDREN):
         child = (await proposer.propose(parent, seed=seed)).task

@@ -6,13 +6,16 @@ import pytest
 
 from rst_synth.llm import LLMConfig, LLMConfigError, make_llm
 from rst_synth.proposers import Proposer, make_proposer
+from rst_synth.proposers.discovery import discovery_on
 from rst_synth.registry import resolve
 from rst_synth.sandbox import make_sandbox
 from tests.support.fakes import FakeProposer, FakeSandbox
 
 
 def test_an_outside_proposer_plugs_in_by_dotted_path() -> None:
-    proposer = make_proposer("tests.support.fakes:make_fake_proposer", sandbox=FakeSandbox(), twins=True)
+    proposer = make_proposer(
+        "tests.support.fakes:make_fake_proposer", discovery=discovery_on(FakeSandbox()), twins=True
+    )
     assert isinstance(proposer, FakeProposer) and proposer.twins
     assert isinstance(proposer, Proposer)
 
@@ -35,10 +38,10 @@ def test_bad_names_are_one_line_errors(name: str, message: str) -> None:
 
 
 def test_each_factory_resolves_its_own_options() -> None:
-    with pytest.raises(ValueError, match="needs a sandbox"):
+    with pytest.raises(ValueError, match="needs discovery"):
         make_proposer("procedural")
     with pytest.raises(ValueError, match="max_steps"):
-        make_proposer("procedural", sandbox=FakeSandbox(), max_steps=0)
+        make_proposer("procedural", discovery=discovery_on(FakeSandbox()), max_steps=0)
     llm = make_proposer("llm", model="m", base_url="http://127.0.0.1:9/v1")
     assert llm.name == "llm"
 
@@ -53,4 +56,4 @@ def test_llm_providers_use_the_same_registry() -> None:
 
 def test_unknown_operators_are_refused_by_the_factory() -> None:
     with pytest.raises(ValueError, match="unknown operators: nope"):
-        make_proposer("procedural", sandbox=FakeSandbox(), operators=["nope"])
+        make_proposer("procedural", discovery=discovery_on(FakeSandbox()), operators=["nope"])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.engine import NoveltyIndex
+from rst_synth.proposers.discovery import discovery_on
 from rst_synth.proposers.procedural import ProceduralProposer
 from rst_synth.store import RunPaths, Store
 from rst_synth.task import Task
@@ -126,7 +127,7 @@ def test_false_duplicate_rate_on_siblings() -> None:
     parent = Task.load(SEEDS / "sales-csv-rollup")
 
     async def siblings(sandbox):  # type: ignore[no-untyped-def]
-        proposer = ProceduralProposer(sandbox)
+        proposer = ProceduralProposer(discovery_on(sandbox))
         return [await proposer.propose(parent, seed=s) for s in range(40)]
 
     children = {p.task.name: p for p in run_async(siblings)}  # the same draw twice is a true duplicate

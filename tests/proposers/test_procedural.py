@@ -6,6 +6,7 @@ import pytest
 
 from rst_synth.proposers import ProposalError, make_proposer
 from rst_synth.proposers.artifacts import Kind
+from rst_synth.proposers.discovery import discovery_on
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator import Validator
@@ -40,8 +41,8 @@ def test_same_seed_gives_byte_identical_child(tmp_path) -> None:
     parent = Task.load(SEED)
 
     async def twice(sandbox):  # type: ignore[no-untyped-def]
-        first = await ProceduralProposer(sandbox).propose(parent, seed=11)
-        second = await ProceduralProposer(sandbox).propose(parent, seed=11)  # fresh discovery too
+        first = await ProceduralProposer(discovery_on(sandbox)).propose(parent, seed=11)
+        second = await ProceduralProposer(discovery_on(sandbox)).propose(parent, seed=11)  # fresh discovery too
         return first, second
 
     first, second = run_async(twice)
@@ -60,9 +61,9 @@ def test_no_applicable_operator_is_a_proposal_error(tmp_path) -> None:
     parent = Task.load(parent_task(tmp_path, "true\n"))  # makes nothing an operator can use
 
     async def work(sandbox):  # type: ignore[no-untyped-def]
-        return await ProceduralProposer(sandbox, ProceduralConfig(operators=["csv-group-totals"])).propose(
-            parent, seed=0
-        )
+        return await ProceduralProposer(
+            discovery_on(sandbox), ProceduralConfig(operators=["csv-group-totals"])
+        ).propose(parent, seed=0)
 
     with pytest.raises(ProposalError, match="no_applicable_operator"):
         run_async(work)
@@ -71,7 +72,7 @@ def test_no_applicable_operator_is_a_proposal_error(tmp_path) -> None:
 @pytest.mark.docker
 def test_two_generation_chain_grows_and_each_child_is_accepted() -> None:
     async def chain(sandbox):  # type: ignore[no-untyped-def]
-        proposer, validator = ProceduralProposer(sandbox), Validator(sandbox)
+        proposer, validator = ProceduralProposer(discovery_on(sandbox)), Validator(sandbox)
         parent, reports = Task.load(SEED), []
         for generation in range(2):
             proposal = await proposer.propose(parent, seed=generation)

@@ -11,7 +11,8 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.child import Extension, NewStep, assemble_child, split_child
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural import ProceduralProposer
-from rst_synth.proposers.procedural.operator import OPERATORS, Step, bookkeeping_operators
+from rst_synth.proposers.procedural.library import bookkeeping_operators
+from rst_synth.proposers.procedural.operator import OPERATORS, Step
 from rst_synth.proposers.procedural.proposer import bookkeeping_allowed, domain_artifacts, looks_bookkeeping
 from rst_synth.task import HistoryStep, Task
 from tests.support.tasks import write_task
@@ -73,7 +74,7 @@ def draw(
     history: list[HistoryStep], seed: int, count: int = 3, discovery: Discovery | None = None, round_: int = 6
 ) -> list[Step]:
     """The steps the procedural proposer draws for a child of round `round_` (drawing needs no sandbox)."""
-    proposer = ProceduralProposer(sandbox=None)  # type: ignore[arg-type]
+    proposer = ProceduralProposer(discovery=None)  # type: ignore[arg-type]
     return proposer._choose(discovery or found(), random.Random(seed), count, set(), round_, history)
 
 

@@ -229,7 +229,7 @@ class FakeProposer:
         return Proposal(task=child, steps=["touch"], seed=seed, usage=usage)
 
 
-def make_fake_proposer(sandbox: Any = None, cache_dir: Any = None, **options: Any) -> FakeProposer:
+def make_fake_proposer(discovery: Any = None, cache_dir: Any = None, **options: Any) -> FakeProposer:
     """A factory the registry reaches by dotted path (tests.support.fakes:make_fake_proposer)."""
     return FakeProposer(**options)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rst_synth.llm import LLM, LLMConfig, make_llm
+from rst_synth.proposers.discovery import discovery_on
 from rst_synth.proposers.llm import LLMProposer, LLMProposerConfig
 from rst_synth.sandbox import Sandbox
 from tests.support.fake_server import FakeOpenAI, Reply
@@ -111,4 +112,7 @@ def make_llm_for(server: FakeOpenAI, cache: Path, **config: Any) -> LLM:
 
 
 def make_proposer_for(server: FakeOpenAI, cache: Path, sandbox: Sandbox | None = None, **config: Any) -> LLMProposer:
-    return LLMProposer(sandbox, make_llm_for(server, cache, **config), LLMProposerConfig(discover=sandbox is not None))
+    discovery = discovery_on(sandbox) if sandbox is not None else None
+    return LLMProposer(
+        discovery, make_llm_for(server, cache, **config), LLMProposerConfig(discover=sandbox is not None)
+    )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rst_synth.proposers import Proposal
-from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.discovery import Discovery, discovery_on
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
-from rst_synth.proposers.procedural.operator import bookkeeping_operators
+from rst_synth.proposers.procedural.library import bookkeeping_operators
 from rst_synth.task import HistoryStep, Lineage, Task
 from rst_synth.validator import ValidationReport, Validator
 from tests.support.docker import run_async
@@ -40,7 +40,9 @@ def extend_with(operator: str, parent_dir: Path, seed: int = 0) -> tuple[Proposa
         parent.config.metadata.lineage = lineage.model_copy(update={"history": earlier})
 
     async def work(sandbox):  # type: ignore[no-untyped-def]
-        proposer = ProceduralProposer(sandbox, ProceduralConfig(operators=[operator], min_steps=1, max_steps=1))
+        proposer = ProceduralProposer(
+            discovery_on(sandbox), ProceduralConfig(operators=[operator], min_steps=1, max_steps=1)
+        )
         proposal = await proposer.propose(parent, seed=seed)
         report = await Validator(sandbox).validate(proposal.task, parent)
         return proposal, report
@@ -52,7 +54,7 @@ def discover_parent(parent_dir: Path) -> Discovery:
     parent = Task.load(parent_dir)
 
     async def work(sandbox):  # type: ignore[no-untyped-def]
-        return await ProceduralProposer(sandbox).discovery(parent)
+        return await ProceduralProposer(discovery_on(sandbox)).discovery(parent)
 
     return run_async(work)
 

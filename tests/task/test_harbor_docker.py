@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.engine.candidate import CandidatePipeline, _Silent
+from rst_synth.proposers.discovery import discovery_on
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
 from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
@@ -106,7 +107,7 @@ async def one_shape(sandbox: Sandbox, validator: Validator, seeds: Path, name: s
     if not report.accepted:
         row.problems.append(f"seed not accepted: {report.first_failure}")
         return row
-    procedural = ProceduralProposer(sandbox, ProceduralConfig(max_steps=2))
+    procedural = ProceduralProposer(discovery_on(sandbox), ProceduralConfig(max_steps=2))
     row.procedural = await grow(CandidatePipeline(procedural, validator), seed, row, "procedural", workdir)
     with FakeOpenAI() as server:
         server.responder = fingerprint_replies(OUTPUTS[name])

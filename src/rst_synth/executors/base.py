@@ -1,6 +1,7 @@
 """Where work that needs a container engine runs: a candidate's validation, a proposer's discovery
-and an agent attempt. The driver (the engine, `rst eval`) hands work to an Executor and gets values
-back; only the driver writes the store and the run directory."""
+(proposers are given `discover` at construction) and an agent attempt (`rst eval`'s and the
+solver's). The executor is the only road to a container: the driver (the engine, `rst eval`) hands
+work to it and gets values back; only the driver writes the store and the run directory."""
 
 from __future__ import annotations
 
@@ -48,10 +49,6 @@ class Executor(Protocol):
         key: str | None = None,
     ) -> AttemptResult:
         """One agent attempt; trajectory.json and result.json end up under `out_dir` on the driver."""
-        ...
-
-    def route_discovery(self, proposer: object) -> None:
-        """Make `proposer` discover through this executor (a no-op where it already runs here)."""
         ...
 
     async def close(self) -> None: ...

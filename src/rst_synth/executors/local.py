@@ -45,9 +45,6 @@ class LocalExecutor:
     ) -> AttemptResult:
         return await run_attempt(task, agent, self.sandbox, attempt=attempt, seed=seed, out_dir=out_dir, limits=limits)
 
-    def route_discovery(self, proposer: object) -> None:
-        """Proposers discover on the sandbox they were given: here already."""
-
     async def close(self) -> None:
         """The sandbox belongs to the caller."""
 

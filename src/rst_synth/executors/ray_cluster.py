@@ -27,11 +27,11 @@ from ray.exceptions import RayError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from rst_synth.agents import Agent, AttemptLimits, AttemptResult
-from rst_synth.agents.attempt import _write as write_attempt
+from rst_synth.agents.attempt import write_attempt
 from rst_synth.executors.base import WorkSpec, task_digest
 from rst_synth.executors.node import NodeResult, owner_alive, prune_dead_owners, run, state_dir
 from rst_synth.proposers.base import ProposalError
-from rst_synth.proposers.discovery import Discovery, DiscoveryCache
+from rst_synth.proposers.discovery import Discovery
 from rst_synth.sandbox import SandboxError
 from rst_synth.task import Task
 from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Verdict
@@ -149,13 +149,6 @@ class RayExecutor:
             raise ValueError(f"executor ray: the nodes ran {value['agent']} ({value['model']}), not {agent.name}")
         write_attempt(out_dir, value["files"])  # the driver writes, stage then rename, as a local attempt does
         return AttemptResult.model_validate(value["result"])
-
-    def route_discovery(self, proposer: object) -> None:
-        """Both built-in proposers discover through a DiscoveryCache (`_discoveries`); swapping it for
-        one that asks the cluster moves discovery's container onto the nodes. A proposer without one
-        keeps its own way."""
-        if isinstance(getattr(proposer, "_discoveries", None), DiscoveryCache):
-            setattr(proposer, "_discoveries", _RemoteDiscoveries(self))  # noqa: B010
 
     async def close(self) -> None:
         """Cancel what is in flight and give the cancelled work time to remove its containers before
@@ -290,23 +283,6 @@ async def _prune_after_shutdown(backend: str) -> None:
 def _workers_alive() -> bool:
     leases = state_dir() / "owners"
     return leases.is_dir() and any(owner_alive(lease.name) for lease in leases.iterdir())
-
-
-class _RemoteDiscoveries:
-    """A DiscoveryCache that asks the cluster: once per distinct parent, also when several of its
-    children are proposed at the same time (the sandbox argument is the driver's and goes unused)."""
-
-    def __init__(self, executor: RayExecutor) -> None:
-        self._executor = executor
-        self._found: dict[str, Discovery] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
-
-    async def get(self, sandbox: object, parent: Task) -> Discovery:
-        key = parent.workflow_hash()
-        async with self._locks.setdefault(key, asyncio.Lock()):
-            if key not in self._found:
-                self._found[key] = await self._executor.discover(parent, key=f"discover-{key}")
-            return self._found[key]
 
 
 def _connect(address: str | None, slots: int | None) -> bool:

@@ -78,11 +78,13 @@ PROPOSERS: dict[str, str] = {
     "llm": "rst_synth.proposers.llm.proposer:make_llm_proposer",
 }
 """Built-in proposers by short name; `make_proposer` also takes any dotted path `package.module:factory`.
-A factory takes `sandbox=`, `cache_dir=` (where it may cache paid work) and its own options as
-keywords, resolves them itself, and raises ValueError (one line) on a bad option."""
+A factory takes `discovery=` (a `proposers.discovery.Discover`: the executor's, so that the parent's
+solution runs wherever container work runs; it may be None), `cache_dir=` (where it may cache paid
+work) and its own options as keywords, resolves them itself, and raises ValueError (one line) on a bad
+option."""
 
 
-def make_proposer(name: str, *, sandbox: Any = None, cache_dir: Any = None, **options: Any) -> Proposer:
+def make_proposer(name: str, *, discovery: Any = None, cache_dir: Any = None, **options: Any) -> Proposer:
     """A proposer by short name or dotted path, its options resolved by its own factory."""
-    proposer: Proposer = resolve("proposer", name, PROPOSERS)(sandbox=sandbox, cache_dir=cache_dir, **options)
+    proposer: Proposer = resolve("proposer", name, PROPOSERS)(discovery=discovery, cache_dir=cache_dir, **options)
     return proposer

@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import re
 import shlex
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
 
+from rst_synth.harness import open_task, run_solution, stage
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.base import ProposalError
-from rst_synth.sandbox import Container, Limits, Sandbox, files_of_tar
+from rst_synth.sandbox import Container, Sandbox, files_of_tar
 from rst_synth.sandbox.listing import Listing, listing_command, parse_listing
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator import Reason
@@ -68,38 +71,41 @@ class Discovery(BaseModel):
         return {a.path for a in self.artifacts}
 
 
+Discover = Callable[[Task], Awaitable[Discovery]]
+"""How a proposer finds what a parent's solution leaves behind: given to it at construction (the CLI
+passes its executor's `discover`, so discovery runs wherever the executor runs container work)."""
+
+
 class DiscoveryCache:
     """Discovery runs the parent's solution in a container: do it once per distinct parent,
     also when several of its children are proposed at the same time."""
 
-    def __init__(self) -> None:
+    def __init__(self, discover: Discover) -> None:
+        self._discover = discover
         self._found: dict[str, Discovery] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
-    async def get(self, sandbox: Sandbox, parent: Task) -> Discovery:
+    async def __call__(self, parent: Task) -> Discovery:
         key = parent.workflow_hash()
         async with self._locks.setdefault(key, asyncio.Lock()):
             if key not in self._found:
-                self._found[key] = await discover(sandbox, parent)
+                self._found[key] = await self._discover(parent)
             return self._found[key]
+
+
+def discovery_on(sandbox: Sandbox) -> Discover:
+    """Discovery in this process on `sandbox`: what the local executor does."""
+    return partial(discover, sandbox)
 
 
 async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> Discovery:
     """Run `task`'s solve.sh in a fresh container and classify every file it created or changed."""
-    env = task.config.environment
-    image = await sandbox.ensure_image(
-        task.files_under(TaskPaths.ENVIRONMENT_DIR), task.environment_hash(), timeout=env.build_timeout_sec
-    )
-    limits = Limits(cpus=env.cpus, memory_mb=env.memory_mb, network=env.network_enabled)
     listing = listing_command()
-    async with sandbox.container(image.tag, limits) as box:
+    async with open_task(sandbox, task, staged=False) as box:
         workdir = (await box.exec("pwd", timeout=30)).output.strip() or "/"
         before = parse_listing((await box.exec(listing, timeout=120, user="root")).output)
-        await box.put_files(task.files_under(TaskPaths.SOLUTION_DIR), TaskPaths.CONTAINER_SOLUTION_DIR)
-        await box.exec(
-            f"mkdir -p {TaskPaths.CONTAINER_AGENT_LOGS} {TaskPaths.CONTAINER_VERIFIER_LOGS}", timeout=30, user="root"
-        )
-        solve = await box.exec(f"bash {TaskPaths.CONTAINER_SOLUTION_DIR}/solve.sh", timeout=timeout)
+        await stage(box, task.files_under(TaskPaths.SOLUTION_DIR))
+        solve, _ = await run_solution(box, timeout=timeout)
         if not solve.ok:
             raise ProposalError(Reason.PARENT_SOLUTION_FAILED, solve.tail(500))
         after = parse_listing((await box.exec(listing, timeout=120, user="root")).output)

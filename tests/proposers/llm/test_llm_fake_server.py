@@ -283,7 +283,7 @@ def test_api_key_is_written_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_registered_as_llm_and_options_reach_the_config(tmp_path: Path) -> None:
     with FakeOpenAI() as server:
         llm = make_llm_for(server, tmp_path / "cache")
-        proposer = make_proposer("llm", sandbox=None, llm=llm, themes=["backup-and-restore"], max_tokens=2000)
+        proposer = make_proposer("llm", discovery=None, llm=llm, themes=["backup-and-restore"], max_tokens=2000)
         assert isinstance(proposer, LLMProposer) and proposer.name == "llm"
         assert proposer.config.themes == ["backup-and-restore"] and proposer.config.max_tokens == 2000
         asyncio.run(llm.close())

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from rst_synth.llm import LLM, LLMConfig, LLMError, make_llm
 from rst_synth.proposers.base import Proposal, ProposalError, Usage
 from rst_synth.proposers.child import without_trailing_exit
-from rst_synth.proposers.discovery import Discovery, DiscoveryCache
+from rst_synth.proposers.discovery import Discover, Discovery, DiscoveryCache
 from rst_synth.proposers.llm.child import NAME, Parts, build_child, parts_of
 from rst_synth.proposers.llm.errors import exact_error
 from rst_synth.proposers.llm.parse import Expect, ReplyError, parse_reply
@@ -39,7 +39,6 @@ from rst_synth.proposers.llm.prompts import (
     rejection_context,
 )
 from rst_synth.proposers.llm.reask import UnusableReply, reask_request
-from rst_synth.sandbox import Sandbox
 from rst_synth.task import Task
 from rst_synth.validator import Reason, ValidationReport
 
@@ -113,7 +112,7 @@ class LLMProposerConfig(BaseModel):
     """Completion token limit of every call; None: the LLM config's."""
     budgets: PromptBudgets = Field(default_factory=PromptBudgets)
     discover: bool = True
-    """Run the parent's solution once to list what it produced (needs the sandbox)."""
+    """Run the parent's solution once to list what it produced (needs discovery)."""
 
 
 @dataclass
@@ -144,18 +143,17 @@ class LLMProposer:
 
     def __init__(
         self,
-        sandbox: Sandbox | None,
+        discovery: Discover | None,
         llm: LLM | None = None,
         config: LLMProposerConfig | None = None,
         llm_config: LLMConfig | None = None,
     ) -> None:
-        self.sandbox = sandbox
         self.config = config or LLMProposerConfig()
         self._llm = llm
         self._owns_llm = llm is None
         self._llm_config = llm_config
         self._env = environment()
-        self._discoveries = DiscoveryCache()
+        self._discoveries = DiscoveryCache(discovery) if discovery is not None else None
 
     def llm(self) -> LLM:
         """The client, made on first use from `llm_config` (default: RST_LLM_* and the [llm] defaults)."""
@@ -176,10 +174,10 @@ class LLMProposer:
         return random.Random(f"{seed}:{parent.name}").choice(self.config.themes)
 
     async def discovery(self, parent: Task) -> Discovery | None:
-        """The parent's artifacts, discovered once per distinct parent; None without a sandbox."""
-        if self.sandbox is None or not self.config.discover:
+        """The parent's artifacts, discovered once per distinct parent; None without discovery."""
+        if self._discoveries is None or not self.config.discover:
             return None
-        return await self._discoveries.get(self.sandbox, parent)
+        return await self._discoveries(parent)
 
     async def propose(self, parent: Task, *, seed: int) -> Proposal:
         found = await self.discovery(parent)
@@ -389,7 +387,7 @@ def _without_prefix(text: str, parent_text: str) -> str:
 
 
 def make_llm_proposer(
-    sandbox: Sandbox | None = None,
+    discovery: Discover | None = None,
     cache_dir: Path | str | None = None,
     *,
     llm: LLM | None = None,
@@ -416,4 +414,4 @@ def make_llm_proposer(
             base_url=base_url,
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
-    return LLMProposer(sandbox, llm, config, llm_config)
+    return LLMProposer(discovery, llm, config, llm_config)

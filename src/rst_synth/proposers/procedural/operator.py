@@ -163,6 +163,7 @@ _INSTALLABLE = {
 """Tool -> the Debian package that provides it."""
 
 OPERATORS: dict[str, Operator] = {}
+"""Filled as the modules of operators/ are imported; `library.py` imports them all."""
 
 
 def register(cls: type[Operator]) -> type[Operator]:
@@ -171,20 +172,6 @@ def register(cls: type[Operator]) -> type[Operator]:
         raise ValueError(f"operator name missing or taken: {cls.name!r}")
     OPERATORS[cls.name] = cls()
     return cls
-
-
-def final_operators() -> frozenset[str]:
-    """Names of the operators whose outputs no later step builds on: bookkeeping and summaries."""
-    import rst_synth.proposers.procedural.operators  # noqa: F401  (registers every operator)
-
-    return frozenset(name for name, op in OPERATORS.items() if op.bookkeeping or op.final)
-
-
-def bookkeeping_operators() -> frozenset[str]:
-    """Names of the bookkeeping operators of the whole library (for statistics over stored steps)."""
-    import rst_synth.proposers.procedural.operators  # noqa: F401  (registers every operator)
-
-    return frozenset(name for name, op in OPERATORS.items() if op.bookkeeping)
 
 
 def q(value: str) -> str:

@@ -11,12 +11,12 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.base import Proposal, ProposalError
 from rst_synth.proposers.child import Extension, NewStep, assemble_child
 from rst_synth.proposers.columns import Role, words
-from rst_synth.proposers.discovery import Discovery, DiscoveryCache
-from rst_synth.proposers.procedural.operator import OPERATORS, Operator, Step, StepContext, final_operators
+from rst_synth.proposers.discovery import Discover, Discovery, DiscoveryCache
+from rst_synth.proposers.procedural.library import OPERATORS, bookkeeping_operators, final_operators
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext
 from rst_synth.proposers.procedural.operators.roles import csv_columns
 from rst_synth.proposers.procedural.operators.workflow import work_root
 from rst_synth.proposers.procedural.verify import output_checks
-from rst_synth.sandbox import Sandbox
 from rst_synth.task import HistoryStep, Task
 from rst_synth.validator import Reason, ValidationReport
 
@@ -42,16 +42,14 @@ class ProceduralProposer:
 
     name = NAME
 
-    def __init__(self, sandbox: Sandbox, config: ProceduralConfig | None = None) -> None:
-        self.sandbox = sandbox
+    def __init__(self, discovery: Discover, config: ProceduralConfig | None = None) -> None:
         self.config = config or ProceduralConfig()
-        self._discoveries = DiscoveryCache()
+        self._discoveries = DiscoveryCache(discovery)
 
     async def close(self) -> None:
-        """Nothing to release: the sandbox belongs to the caller."""
+        """Nothing to release: discovery belongs to the caller."""
 
     def operators(self) -> list[Operator]:
-        _load_library()
         names = self.config.operators or sorted(OPERATORS)
         unknown = [n for n in names if n not in OPERATORS]
         if unknown:
@@ -60,7 +58,7 @@ class ProceduralProposer:
 
     async def discovery(self, parent: Task) -> Discovery:
         """The parent's artifacts, discovered once per distinct parent."""
-        return await self._discoveries.get(self.sandbox, parent)
+        return await self._discoveries(parent)
 
     async def propose(self, parent: Task, *, seed: int) -> Proposal:
         return await self._propose(parent, seed=seed, exclude=set())
@@ -256,27 +254,21 @@ def _new_step(step: Step, tag: str) -> NewStep:
         test_module=f"{header}{imports}\n\n{step.tests.strip()}\n",
         instruction=step.instruction.strip(),
         produces=[a.path for a in step.produces],
-        bookkeeping=step.operator in _bookkeeping_names(),
+        bookkeeping=step.operator in bookkeeping_operators(),
         ends=[a.path for a in step.produces if a.end_result],
     )
 
 
-def _bookkeeping_names() -> frozenset[str]:
-    return frozenset(name for name, op in OPERATORS.items() if op.bookkeeping)
-
-
-def _load_library() -> None:
-    import rst_synth.proposers.procedural.operators  # noqa: F401  (registers every operator)
-
-
-def make_procedural(sandbox: Sandbox | None = None, cache_dir: object = None, **options: object) -> ProceduralProposer:
-    """The registry's factory: options are ProceduralConfig fields; it needs a sandbox (discovery)."""
-    if sandbox is None:
-        raise ValueError("the procedural proposer needs a sandbox to discover the parent's artifacts")
+def make_procedural(
+    discovery: Discover | None = None, cache_dir: object = None, **options: object
+) -> ProceduralProposer:
+    """The registry's factory: options are ProceduralConfig fields; it needs discovery."""
+    if discovery is None:
+        raise ValueError("the procedural proposer needs discovery to find the parent's artifacts")
     try:
         config = ProceduralConfig.model_validate(options)
     except ValidationError as exc:
         raise ValueError(f"procedural proposer: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
-    proposer = ProceduralProposer(sandbox, config)
+    proposer = ProceduralProposer(discovery, config)
     proposer.operators()  # unknown operator names: a ValueError now, not at the first proposal
     return proposer
