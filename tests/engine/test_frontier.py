@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from rst_synth.engine import frontier
-from rst_synth.engine.frontier import stable_seed
+from rst_synth.seeds import stable_seed
 from rst_synth.store import Store, TaskRow
 
 

@@ -16,9 +16,10 @@ import pytest
 
 from rst_synth.agents import make_agent
 from rst_synth.engine import Engine, SynthConfig
-from rst_synth.engine.solver import Solver
+from rst_synth.evaluation.passk import rounds_pass
+from rst_synth.evaluation.solver import Solver
+from rst_synth.executors import LocalExecutor
 from rst_synth.report.html import write_report
-from rst_synth.report.passk import rounds_pass
 from rst_synth.sandbox import make_sandbox
 from rst_synth.store import RunPaths, Store
 from rst_synth.task import SolveRate, Task
@@ -53,7 +54,7 @@ def synth_with_solver(tmp_path: Path, server: FakeOpenAI, require: bool) -> Stor
         sandbox = make_sandbox("docker")
         agent = make_agent("llm", model="fake-model", base_url=server.base_url)
         try:
-            solver = Solver(agent, sandbox, k=2, out_dir=run / "solver", require=require)
+            solver = Solver(agent, LocalExecutor(sandbox), k=2, out_dir=run / "solver", require=require)
             store = Store(RunPaths(run).db)
             await Engine(config, RunPaths(run), store, FakeProposer(), Validator(sandbox), solver=solver).run()
             return store
@@ -148,7 +149,7 @@ def test_the_solver_steers_the_recursion_into_the_band_and_pass_at_k_falls(tmp_p
             sandbox = make_sandbox("docker")
             agent = make_agent("llm", model="fake-model", base_url=server.base_url)
             try:
-                solver = Solver(agent, sandbox, k=k, out_dir=run / "solver", max_rate=0.75)
+                solver = Solver(agent, LocalExecutor(sandbox), k=k, out_dir=run / "solver", max_rate=0.75)
                 store = Store(RunPaths(run).db)
                 # The validator's own checks are tested elsewhere: here only the oracle, nop and parent.
                 validator = Validator(sandbox, ValidatorConfig(determinism_runs=0, quality=False))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rst_synth.agents import AttemptLimits, AttemptResult, Shell, Trajectory, TrajectoryRecorder, make_agent
 from rst_synth.agents.atif import AgentInfo, ObservationResult, ToolCallRecord
-from rst_synth.engine.evaluate import EvalTask
+from rst_synth.evaluation.runner import EvalTask
 from rst_synth.store import AgentAttemptRow, Store
 from rst_synth.task import Task
 from tests.agents.test_terminal_docker import by_turn

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.agents import make_agent
-from rst_synth.engine.evaluate import EvalTask, run_eval
+from rst_synth.evaluation.runner import EvalTask, run_eval
 from rst_synth.store import RunPaths, Store
 from tests.engine.test_engine_fake import fake_seeds, run_engine
 from tests.report.browser import Chromium

@@ -6,7 +6,7 @@ from itertools import combinations
 
 import pytest
 
-from rst_synth.report.passk import k_values, pass_at_k, rounds_pass
+from rst_synth.evaluation.passk import k_values, pass_at_k, rounds_pass
 from rst_synth.store import AgentAttemptRow
 
 

@@ -2,22 +2,26 @@
 
 from rst_synth.engine.accept import record_figures
 from rst_synth.engine.candidate import CandidateEvents, CandidateOutcome, CandidatePipeline, Rejection
+from rst_synth.engine.checks import Acceptance, CandidateCheck, NoveltyCheck, SolvableCheck
 from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.engine import Engine, ProgressSink
-from rst_synth.engine.frontier import frontier, stable_seed
+from rst_synth.engine.frontier import frontier
 from rst_synth.engine.novelty import NoveltyConfig, NoveltyIndex
 
 __all__ = [
+    "Acceptance",
+    "CandidateCheck",
     "CandidateEvents",
     "CandidateOutcome",
     "CandidatePipeline",
     "Engine",
+    "NoveltyCheck",
     "NoveltyConfig",
     "NoveltyIndex",
     "ProgressSink",
     "Rejection",
+    "SolvableCheck",
     "SynthConfig",
     "frontier",
     "record_figures",
-    "stable_seed",
 ]

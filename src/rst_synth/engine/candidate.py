@@ -1,24 +1,25 @@
-"""One candidate, start to end: propose -> validate (novelty included) -> repair, with its usage,
-figures and lineage. The engine (`rst synth`) and `rst extend` both run candidates through here."""
+"""One candidate, start to end: propose -> validate (the validator through the executor, then the
+pipeline's own checks: novelty, solvable) -> repair, with its usage, figures and lineage. The engine
+(`rst synth`) and `rst extend` both run candidates through here."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Literal, Protocol
 
 from pydantic import BaseModel
 
 from rst_synth.engine.accept import record_figures
-from rst_synth.engine.novelty import NoveltyIndex
-from rst_synth.engine.solver import Judgement, Solver
+from rst_synth.engine.checks import Acceptance, CandidateCheck, Finding
+from rst_synth.evaluation.solver import Judgement
 from rst_synth.executors import Executor, LocalExecutor
+from rst_synth.progress import Quiet
 from rst_synth.proposers import Proposal, ProposalError, Proposer, Usage
 from rst_synth.sandbox import SandboxError
 from rst_synth.task import Task
-from rst_synth.task.limits import realign_limits
 from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Validator, Verdict
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,8 @@ class CandidateEvents(Protocol):
         """The first proposal exists."""
 
     def validated(self, attempt: int, report: ValidationReport) -> None:
-        """Validation attempt `attempt` (0: the proposal, 1..: repairs) has its report."""
+        """Validation attempt `attempt` (0: the proposal, 1..: repairs) has its report: every check,
+        the validator's and the pipeline's (`Acceptance.verdict`)."""
 
 
 class Rejection(BaseModel):
@@ -55,7 +57,9 @@ class CandidateOutcome(BaseModel):
     proposal: Proposal | None = None
     """The last proposal (accepted or not); None when none could be made."""
     report: ValidationReport | None = None
-    """The last validation report."""
+    """The validator's last report."""
+    checks: list[CheckResult] = []
+    """The last results of the pipeline's own checks (novelty, solvable), where they ran."""
     attempts: int = 0
     """Validations run (the proposal and each repair)."""
     rejection: Rejection | None = None
@@ -66,11 +70,12 @@ class CandidateOutcome(BaseModel):
     def accepted(self) -> bool:
         return self.rejection is None and self.proposal is not None
 
-
-class _Silent:
-    def spent(self, stage: str, usage: Usage) -> None: ...
-    def proposed(self) -> None: ...
-    def validated(self, attempt: int, report: ValidationReport) -> None: ...
+    @property
+    def verdict(self) -> ValidationReport | None:
+        """The validator's last report with the pipeline's checks after its own (what a repair is given)."""
+        if self.report is None:
+            return None
+        return self.report.model_copy(update={"checks": [*self.report.checks, *self.checks]})
 
 
 class CandidatePipeline:
@@ -82,22 +87,16 @@ class CandidatePipeline:
         validator: Validator,
         *,
         repairs: int = 1,
-        novelty: NoveltyIndex | None = None,
-        known: Callable[[str], bool] | None = None,
+        checks: Sequence[CandidateCheck] = (),
         propose_slots: int | None = None,
         validate_slots: int | None = None,
-        solver: Solver | None = None,
         executor: Executor | None = None,
     ) -> None:
         self.proposer, self.validator, self.repairs = proposer, validator, repairs
         self.executor = executor or LocalExecutor(validator.sandbox, validator)
         """Where validations run (`local`: this validator, in process; `ray`: a cluster's nodes)."""
-        self.solver = solver
-        """An agent that attempts each accepted child (its solve rate recorded, `unsolved` optional)."""
-        self.novelty = novelty
-        """Accepted tasks to compare with; None: no near-duplicate check."""
-        self.known = known or (lambda name: False)
-        """Whether a task of this short name was accepted already (an exact duplicate)."""
+        self.checks = list(checks)
+        """The pipeline's own checks of a child the validator accepted, in order (engine/checks.py)."""
         self._propose_slots = _slots(propose_slots)
         self._validate_slots = _slots(validate_slots)
 
@@ -109,7 +108,7 @@ class CandidatePipeline:
         proposer's re-ask about a malformed reply). A repair that returns the rejected child unchanged
         is not validated again (`repair_unchanged`). `key`, the candidate's stable id, names each
         validation `<key>/<attempt>` for the executor."""
-        events = events or _Silent()
+        events = events or Quiet()
         paid = Usage()  # proposers report usage cumulatively; each stage records only what it added
         outcome = CandidateOutcome()
         failed: ProposalError | None = None  # the last attempt's error, when it offered a retry
@@ -131,7 +130,7 @@ class CandidatePipeline:
                 if previous is None:
                     events.proposed()
                 elif outcome.report is not None and _same_child(proposal.task, previous.task):
-                    was = rejection_of(outcome.report)
+                    was = rejection_of(outcome.verdict)
                     outcome.rejection = Rejection(
                         check=Check.PROPOSE,
                         reason=Reason.REPAIR_UNCHANGED,
@@ -139,14 +138,15 @@ class CandidatePipeline:
                     )
                     continue
                 outcome.rejection = None
-                outcome.report, judgement = await self._validate(
-                    proposal.task, parent, key=f"{key}/{attempt}" if key else None
-                )
+                acceptance = await self._validate(proposal.task, parent, key=f"{key}/{attempt}" if key else None)
+                outcome.report, outcome.checks = acceptance.report, [f.result for f in acceptance.findings]
                 outcome.attempts += 1
-                events.validated(attempt, outcome.report)
-                if outcome.report.accepted:
+                verdict = acceptance.verdict
+                events.validated(attempt, verdict)
+                if verdict.accepted:
+                    judgement = acceptance.judgement
                     solved = (judgement.eval_id, judgement.rate) if judgement else None
-                    record_figures(proposal.task, outcome.report, attempt, proposal, parent=parent, solved=solved)
+                    record_figures(proposal.task, verdict, attempt, proposal, parent=parent, solved=solved)
                     outcome.judgement = judgement
                     return outcome
         except SandboxError as exc:  # discovery's container failed: this candidate errs, the run goes on
@@ -154,7 +154,7 @@ class CandidatePipeline:
                 check=Check.PROPOSE, reason=Reason.SANDBOX_FAILED, detail=str(exc)[:300], status="error"
             )
             return outcome
-        outcome.rejection = outcome.rejection or rejection_of(outcome.report)
+        outcome.rejection = outcome.rejection or rejection_of(outcome.verdict)
         return outcome
 
     async def _make(
@@ -164,41 +164,26 @@ class CandidatePipeline:
         async with self._propose_slots:
             if failed is not None and failed.retry is not None:
                 return await failed.retry(attempt)
-            if outcome.proposal is None or outcome.report is None:
+            verdict = outcome.verdict
+            if outcome.proposal is None or verdict is None:
                 return await self.proposer.propose(parent, seed=seed)
-            return await self.proposer.repair(parent, outcome.proposal, outcome.report, attempt=attempt)
+            return await self.proposer.repair(parent, outcome.proposal, verdict, attempt=attempt)
 
     async def validate(self, task: Task, parent: Task | None, *, key: str | None = None) -> ValidationReport:
-        """The validator's report (run by the executor), with the novelty check appended for an
-        accepted child, and the solvable check when a solver is set."""
-        report, _ = await self._validate(task, parent, key=key)
-        return report
+        """Every check of `task`: the validator's (run by the executor), then the pipeline's own for a
+        child the validator accepted (`Acceptance.verdict`)."""
+        return (await self._validate(task, parent, key=key)).verdict
 
-    async def _validate(
-        self, task: Task, parent: Task | None, *, key: str | None = None
-    ) -> tuple[ValidationReport, Judgement | None]:
+    async def _validate(self, task: Task, parent: Task | None, *, key: str | None = None) -> Acceptance:
         async with self._validate_slots:
             report = await self.executor.validate(task, parent, key=key)
-        if report.accepted and parent is not None and self.novelty is not None:
-            whole, added = self.novelty.fingerprints(task, parent)
-            twin = self.novelty.duplicate_of(whole, added) or (task.short_name if self.known(task.short_name) else None)
-            report.checks.append(
-                CheckResult(
-                    check=Check.NOVELTY,
-                    verdict=Verdict.FAIL if twin else Verdict.PASS,
-                    reason=Reason.NEAR_DUPLICATE if twin else Reason.OK,
-                    detail=f"near-duplicate of {twin}" if twin else "",
-                )
-            )
-        if not (report.accepted and parent is not None and self.solver is not None):
-            return report, None
-        # The solver works within the limits the child will carry, not the ones it copied from its parent.
-        attempted = task.model_copy(update={"config": task.config.model_copy(deep=True)})
-        realign_limits(attempted, report.figures, parent)
-        judgement = await self.solver.judge(attempted)
-        report.figures.solve_rate = judgement.rate.rate
-        report.checks.append(judgement.check)
-        return report, judgement
+        findings: list[Finding] = []
+        if parent is not None and report.accepted:
+            for check in self.checks:  # each only where every check before it passed
+                findings.append(await check.judge(task, parent, report))
+                if not findings[-1].result.passed:
+                    break
+        return Acceptance(report, findings)
 
 
 def _same_child(a: Task, b: Task) -> bool:

@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rst_synth.engine.accept import record_figures
 from rst_synth.engine.candidate import CandidateOutcome, CandidatePipeline, rejection_of
+from rst_synth.engine.checks import CandidateCheck, NoveltyCheck, SolvableCheck
 from rst_synth.engine.config import SynthConfig
-from rst_synth.engine.frontier import frontier, stable_seed
+from rst_synth.engine.frontier import frontier
 from rst_synth.engine.novelty import NoveltyIndex
-from rst_synth.engine.solver import Judgement, Solver
+from rst_synth.evaluation.solver import Judgement, Solver
 from rst_synth.executors import Executor
+from rst_synth.progress import Quiet
 from rst_synth.proposers import Proposer, Usage
+from rst_synth.seeds import stable_seed
 from rst_synth.store import AgentAttemptRow, RunPaths, Store, TaskRow
 from rst_synth.task import Figures, Task, TaskFormatError, TaskPaths
 from rst_synth.validator import Check, Reason, ValidationReport, Validator
@@ -37,12 +40,6 @@ log = logging.getLogger(__name__)
 class ProgressSink(Protocol):
     """Where the engine reports progress (the CLI draws bars; tests may collect)."""
 
-    def round_started(self, round_: int, planned: int, done: int) -> None: ...
-    def candidate_finished(self, round_: int, accepted: bool, spent_usd: float) -> None: ...
-    def proposed(self, round_: int) -> None: ...
-
-
-class _Quiet:
     def round_started(self, round_: int, planned: int, done: int) -> None: ...
     def candidate_finished(self, round_: int, accepted: bool, spent_usd: float) -> None: ...
     def proposed(self, round_: int) -> None: ...
@@ -63,19 +60,20 @@ class Engine:
         executor: Executor | None = None,
     ) -> None:
         self.config, self.paths, self.store = config, paths, store
-        self.progress = progress or _Quiet()
+        self.progress = progress or Quiet()
         self.novelty = NoveltyIndex(config.novelty)
         for task_id, whole, added in store.fingerprints():
             self.novelty.add(task_id, self.novelty.load(whole), self.novelty.load(added))
+        checks: list[CandidateCheck] = [NoveltyCheck(self.novelty, known=lambda name: store.task(name) is not None)]
+        if solver is not None:
+            checks.append(SolvableCheck(solver))
         self.pipeline = CandidatePipeline(
             proposer,
             validator,
             repairs=config.repairs,
-            novelty=self.novelty,
-            known=lambda name: store.task(name) is not None,
+            checks=checks,
             propose_slots=config.proposal_workers,
             validate_slots=config.validation_workers,
-            solver=solver,
             executor=executor,
         )
         self._tasks: dict[str, Task] = {}
@@ -178,7 +176,7 @@ class Engine:
         self._store_accepted(cid, task, task_id, 0, None, task_id, target, whole, added)  # a seed is its own root
 
     def _reject(self, cid: str, round_: int, outcome: CandidateOutcome) -> None:
-        rejection = outcome.rejection or rejection_of(outcome.report)
+        rejection = outcome.rejection or rejection_of(outcome.verdict)
         log.info(
             "candidate %s %s",
             cid,

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from collections import defaultdict
 
+from rst_synth.seeds import stable_seed
 from rst_synth.store import Store, TaskRow
-
-
-def stable_seed(run_seed: int, name: str) -> int:
-    """A seed derived from the run's seed and a name: the same on every resume."""
-    return int.from_bytes(hashlib.sha256(f"{run_seed}:{name}".encode()).digest()[:4], "big")
 
 
 def frontier(store: Store, round_: int, *, cap: int, run_seed: int) -> list[TaskRow]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rst_synth.report.passk import RoundPass
+from rst_synth.evaluation.passk import RoundPass
 from rst_synth.report.stats import RoundStats
 
 if TYPE_CHECKING:

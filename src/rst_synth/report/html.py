@@ -16,8 +16,8 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from rst_synth.evaluation.passk import RoundPass, rounds_pass
 from rst_synth.report import charts
-from rst_synth.report.passk import RoundPass, rounds_pass
 from rst_synth.report.plot import plot_rounds
 from rst_synth.report.stats import CHECKS, RoundStats, run_stats
 from rst_synth.store import AgentAttemptRow, RunPaths, Store, TaskRow

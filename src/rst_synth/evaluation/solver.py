@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rst_synth.agents import Agent, AttemptLimits, AttemptResult, run_attempt
-from rst_synth.engine.evaluate import eval_id
-from rst_synth.engine.frontier import stable_seed
-from rst_synth.sandbox import Sandbox
+from rst_synth.agents import Agent, AttemptLimits, AttemptResult
+from rst_synth.evaluation.runner import eval_id
+from rst_synth.executors import Executor
+from rst_synth.seeds import stable_seed
 from rst_synth.task import SolveRate, Task
 from rst_synth.validator import Check, CheckResult, Reason, Verdict
 
@@ -40,7 +40,9 @@ class Judgement:
 @dataclass
 class Solver:
     agent: Agent
-    sandbox: Sandbox
+    executor: Executor
+    """Where the attempts run, as `rst eval`'s do (`local`: the driver's sandbox; `ray`: a node, whose
+    work spec then carries this agent)."""
     k: int
     """Attempts per accepted child (run at the same time)."""
     out_dir: Path
@@ -62,14 +64,14 @@ class Solver:
 
         async def one(attempt: int) -> SolverAttempt:
             path = folder / f"attempt-{attempt}"
-            result = await run_attempt(
+            result = await self.executor.attempt(
                 task,
                 self.agent,
-                self.sandbox,
                 attempt=attempt,
                 seed=stable_seed(0, f"solver:{task.name}:{attempt}"),
                 out_dir=path,
                 limits=self.limits,
+                key=f"{self.eval_id}:{task.name}:{attempt}",
             )
             return SolverAttempt(result=result, path=path)
 

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Protocol
 
 from rst_synth.agents import Agent, AttemptLimits, AttemptResult
-from rst_synth.engine.frontier import stable_seed
 from rst_synth.executors import Executor, LocalExecutor
+from rst_synth.progress import Quiet
 from rst_synth.sandbox import Sandbox, SandboxError
+from rst_synth.seeds import stable_seed
 from rst_synth.store import AgentAttemptRow, Store
 from rst_synth.task import Task
 
@@ -54,10 +55,6 @@ class EvalProgress(Protocol):
     def attempt_finished(self, result: AttemptResult) -> None: ...
 
 
-class _Quiet:
-    def attempt_finished(self, result: AttemptResult) -> None: ...
-
-
 async def run_eval(
     tasks: list[EvalTask],
     agent: Agent,
@@ -82,7 +79,7 @@ async def run_eval(
     `sandbox`); each is keyed `<eval>:<task>:<attempt>`. `load` gives the task an item is evaluated
     as (default: its directory as it is; `rst eval` passes the flat form with per-step credit, or
     the multi-step form), once per item."""
-    progress = progress or _Quiet()
+    progress = progress or Quiet()
     load = load or (lambda item: Task.load(item.path))
     runner = executor or LocalExecutor(sandbox)
     finished = {(row.task, row.attempt) for row in store.agent_attempts(eval_name)}
