@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rst_synth.cli.stats import steps_table
+from rst_synth.cli.tables import steps_table
 from rst_synth.report import run_stats
 from rst_synth.store import Store, TaskRow
 

@@ -1,4 +1,5 @@
-"""What every command shares: the console, running async work, clean exits on signals."""
+"""What every command shares: the console, one error line, the run directory and its lock, the
+sandbox, executor and proposer made from options, running async work, clean exits on signals."""
 
 from __future__ import annotations
 
@@ -16,9 +17,14 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from rst_synth.executors import Executor, WorkSpec, make_executor
 from rst_synth.proposers import Proposer, make_proposer
+from rst_synth.proposers.discovery import Discover
 from rst_synth.sandbox import Sandbox, SandboxError, make_sandbox
+from rst_synth.store import RunPaths, Store
+from rst_synth.store.lock import RunLock, RunLocked
 from rst_synth.task import Task, TaskFormatError
+from rst_synth.validator import Validator
 
 T = TypeVar("T")
 # Tables stay readable when output goes to a file or a CI log (rich assumes 80 columns there).
@@ -47,11 +53,42 @@ def open_sandbox(backend: str, **options: object) -> Sandbox:
         raise fail(str(exc)) from None
 
 
-def build_proposer(name: str, sandbox: Sandbox, options: dict[str, Any], cache_dir: Path | None) -> Proposer:
-    """A proposer by short name or dotted path; its own factory resolves `options` (an endpoint,
-    operators, ...) and may cache paid work under `cache_dir`. A bad option is one error line."""
+def open_run(run: Path) -> tuple[RunPaths, Store]:
+    paths = RunPaths(run)
+    if not paths.exists():
+        raise fail(f"{paths.db}: no run here (start one with `rst synth SEEDS --out {run}`)")
+    return paths, Store(paths.db)
+
+
+def own(lock: RunLock) -> None:
+    """Hold the folder (creating it) or stop at once: one owner per run directory or eval folder, and
+    only the owner prunes the containers labelled with it."""
     try:
-        return make_proposer(name, sandbox=sandbox, cache_dir=cache_dir, **options)
+        lock.acquire()
+    except RunLocked as exc:
+        raise fail(str(exc), code=1) from None
+
+
+def open_executor(
+    name: str, address: str | None, sandbox: Sandbox, validator: Validator | None, spec: WorkSpec
+) -> Executor:
+    """The executor of --executor (local: `sandbox` and `validator` in process; ray: the cluster at
+    `address`, whose nodes make their own from `spec`); a bad name or an unreachable cluster is one line."""
+    if address and name != "ray":
+        raise fail("--ray-address needs --executor ray")
+    options: dict[str, Any] = {"address": address} if name == "ray" else {}
+    try:
+        return make_executor(name, sandbox=sandbox, validator=validator, spec=spec, **options)
+    except ValueError as exc:
+        raise fail(str(exc).splitlines()[0]) from None
+
+
+def build_proposer(name: str, discovery: Discover, options: dict[str, Any], cache_dir: Path | None) -> Proposer:
+    """A proposer by short name or dotted path, discovering through `discovery` (the executor's); its
+    own factory resolves `options` (an endpoint, operators, ...) and may cache paid work under
+    `cache_dir`. A bad option is one error line."""
+    try:
+        return make_proposer(name, discovery=discovery, cache_dir=cache_dir, **options)
     except ValueError as exc:
         raise fail(str(exc).splitlines()[0]) from None
 

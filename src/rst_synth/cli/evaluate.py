@@ -10,53 +10,32 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from rst_synth.agents import AttemptLimits, AttemptResult, make_agent
-from rst_synth.agents.steps import STRATEGIES, RewardStrategy, load_task_dir
-from rst_synth.cli.common import console, fail, open_sandbox, run_with_sandbox, setup_logging
-from rst_synth.cli.synth import open_executor
-from rst_synth.engine.evaluate import EvalTask, eval_id, run_eval
+from rst_synth.agents.steps import RewardStrategy, load_task_dir
+from rst_synth.cli.common import console, fail, open_executor, open_sandbox, own, run_with_sandbox, setup_logging
+from rst_synth.cli.options import (
+    AgentBaseUrl,
+    AgentLLMConfig,
+    AgentModel,
+    AsJson,
+    Backend,
+    ExecutorName,
+    MultiStep,
+    RayAddress,
+    RewardStrategyName,
+    endpoint,
+    reward_strategy,
+)
+from rst_synth.cli.tables import credit_column, pass_table
+from rst_synth.evaluation.passk import rounds_pass
+from rst_synth.evaluation.runner import EvalTask, eval_id, run_eval
 from rst_synth.executors import AgentSpec, WorkSpec
 from rst_synth.export import LineageError, check_lineages, task_form
-from rst_synth.report.passk import RoundPass, k_values, rounds_pass
 from rst_synth.report.stats import step_credit
 from rst_synth.store import AgentAttemptRow, RunPaths, Store
-from rst_synth.store.lock import RunLock, RunLocked
+from rst_synth.store.lock import RunLock
 from rst_synth.task import Task, TaskConfig, TaskFormatError, TaskPaths
-
-
-def pass_table(
-    results: list[RoundPass],
-    k: int,
-    title: str,
-    labels: list[str] | None = None,
-    credit: list[float | None] | None = None,
-) -> Table:
-    """pass@k per round, or per task when `labels` names each row; with `credit`, each row's mean
-    per-step credit beside it (where a task has steps)."""
-    table = Table(title=title)
-    head = ["task"] if labels else ["round", "tasks"]
-    tail = ["step credit"] if credit is not None else []
-    for column in (*head, "attempts", "successes", *(f"pass@{kk}" for kk in k_values(k)), *tail):
-        table.add_column(column, justify="left" if column == "task" else "right")
-    for index, r in enumerate(results):
-        first = [labels[index]] if labels else [str(r.round), str(r.tasks)]
-        shown = credit[index] if credit is not None else None
-        table.add_row(
-            *first,
-            str(r.attempts),
-            str(r.successes),
-            *(f"{r.pass_at[kk]:.3f}" if kk in r.pass_at else "-" for kk in k_values(k)),
-            *(["-" if shown is None else f"{shown:.3f}"] if credit is not None else []),
-        )
-    return table
-
-
-def credit_column(rows: list[AgentAttemptRow], results: list[RoundPass]) -> list[float | None] | None:
-    """The step credit of each round of `results`, or None when no attempt has per-step rewards."""
-    credit = step_credit(rows)
-    return [credit.get(r.round) for r in results] if credit else None
 
 
 def eval_command(
@@ -67,12 +46,12 @@ def eval_command(
         int | None,
         typer.Option("-j", "--jobs", min=1, help="Attempts in parallel. [default: 2; ray: the cluster's slots]"),
     ] = None,
-    model: Annotated[str | None, typer.Option(help="llm agent: model name (or RST_LLM_MODEL).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="llm agent: OpenAI-compatible endpoint.")] = None,
-    llm_config: Annotated[Path | None, typer.Option(help="llm agent: TOML file with an \\[llm] table.")] = None,
+    model: AgentModel = None,
+    base_url: AgentBaseUrl = None,
+    llm_config: AgentLLMConfig = None,
     mode: Annotated[str | None, typer.Option(help="llm agent: tools, text or auto (default).")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Where attempts go for task directories.")] = Path("evals"),
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    as_json: AsJson = False,
     max_usd: Annotated[float | None, typer.Option(help="Stop starting attempts once they cost this much.")] = None,
     max_steps: Annotated[
         int | None,
@@ -82,22 +61,11 @@ def eval_command(
         ),
     ] = None,
     command_timeout: Annotated[float, typer.Option(help="Seconds one command may run.")] = 120.0,
-    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
-    executor: Annotated[
-        str, typer.Option(help="Where attempts run: local (this process) or ray (a cluster).")
-    ] = "local",
-    ray_address: Annotated[
-        str | None, typer.Option(help="--executor ray: the cluster's address (default: start a local Ray instance).")
-    ] = None,
-    multi_step: Annotated[
-        bool,
-        typer.Option(
-            "--multi-step", help="Each task as a multi-step task (one step per round), as `rst export --multi-step`."
-        ),
-    ] = False,
-    reward_strategy: Annotated[
-        str, typer.Option(help="--multi-step: an attempt's reward from its steps' (mean or final).")
-    ] = "mean",
+    backend: Backend = "docker",
+    executor: ExecutorName = "local",
+    ray_address: RayAddress = None,
+    multi_step: MultiStep = False,
+    strategy_name: RewardStrategyName = "mean",
 ) -> None:
     """Run an agent K times on each task and report pass@k.
 
@@ -118,22 +86,11 @@ def eval_command(
     directory as its steps) unless --multi-step makes their lineages steps. Per-step rewards go to
     result.json and the store; tables show the mean per-step credit beside pass@k.
     """
-    if reward_strategy not in STRATEGIES:
-        raise fail(f"--reward-strategy {reward_strategy!r}: choose from {', '.join(STRATEGIES)}")
-    strategy: RewardStrategy = "final" if reward_strategy == "final" else "mean"
+    strategy = reward_strategy(strategy_name)
     run = paths[0] if len(paths) == 1 and RunPaths(paths[0]).exists() else None
-    options: dict[str, Any] = {
-        key: value
-        for key, value in {
-            "model": model,
-            "base_url": base_url,
-            "llm_config_file": str(llm_config) if llm_config else None,
-            "mode": mode,
-        }.items()
-        if value is not None
-    }
+    options: dict[str, Any] = {**endpoint(model, base_url, llm_config), **({"mode": mode} if mode else {})}
     # One owner per folder, as for `rst synth`: a second eval (or a synth) on it stops at once.
-    _hold(RunLock(run if run is not None else out))
+    own(RunLock(run if run is not None else out))
     if run is not None:
         run_paths = RunPaths(run)
         store, root = Store(run_paths.db), run_paths.root
@@ -244,13 +201,6 @@ def _eval_form(*, as_run: bool, multi_step: bool, strategy: RewardStrategy) -> C
         return load_task_dir(item.path)
 
     return load
-
-
-def _hold(lock: RunLock) -> None:
-    try:
-        lock.acquire()
-    except RunLocked as exc:
-        raise fail(str(exc), code=1) from None
 
 
 def _report(

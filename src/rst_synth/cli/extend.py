@@ -17,7 +17,9 @@ from rst_synth.cli.common import (
     open_sandbox,
     run_with_sandbox,
 )
-from rst_synth.engine import CandidateOutcome, CandidatePipeline, NoveltyIndex
+from rst_synth.cli.options import Backend, ProposerBaseUrl, ProposerLLMConfig, ProposerModel, endpoint
+from rst_synth.engine import CandidateOutcome, CandidatePipeline, NoveltyCheck, NoveltyIndex
+from rst_synth.executors import LocalExecutor
 from rst_synth.validator import Check, Validator, ValidatorConfig
 
 
@@ -30,12 +32,10 @@ def extend_command(
     count: Annotated[int, typer.Option("-n", "--count", min=1, help="Children to make.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the first child; later ones use seed + 1, + 2, ...")] = 0,
     repairs: Annotated[int, typer.Option("--repairs", min=0, help="Repair attempts after a rejection.")] = 1,
-    model: Annotated[str | None, typer.Option(help="llm proposer: model name (or RST_LLM_MODEL).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")
-    ] = None,
-    llm_config: Annotated[Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table.")] = None,
-    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
+    model: ProposerModel = None,
+    base_url: ProposerBaseUrl = None,
+    llm_config: ProposerLLMConfig = None,
+    backend: Backend = "docker",
 ) -> None:
     """Extend one task into K children, each validated against it (the parent check included).
 
@@ -44,21 +44,13 @@ def extend_command(
     """
     parent = load_task(task_dir)
     sandbox = open_sandbox(backend)
-    options = {
-        k: v
-        for k, v in {
-            "model": model,
-            "base_url": base_url,
-            "llm_config_file": str(llm_config) if llm_config else None,
-        }.items()
-        if v
-    }
-    proposer = build_proposer(proposer_name, sandbox, options, out / ".llm-cache")
+    validator = Validator(sandbox, ValidatorConfig())
+    runner = LocalExecutor(sandbox, validator)
+    proposer = build_proposer(proposer_name, runner.discover, endpoint(model, base_url, llm_config), out / ".llm-cache")
     # The same pipeline as `rst synth`: propose, validate, repair, novelty among the children made here.
     novelty, names = NoveltyIndex(), set[str]()
-    pipeline = CandidatePipeline(
-        proposer, Validator(sandbox, ValidatorConfig()), repairs=repairs, novelty=novelty, known=names.__contains__
-    )
+    checks = [NoveltyCheck(novelty, known=names.__contains__)]
+    pipeline = CandidatePipeline(proposer, validator, repairs=repairs, checks=checks, executor=runner)
 
     async def work() -> list[tuple[int, CandidateOutcome]]:
         try:

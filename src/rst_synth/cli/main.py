@@ -10,12 +10,13 @@ from rst_synth import __version__
 from rst_synth.cli.collect import collect_command
 from rst_synth.cli.common import setup_logging
 from rst_synth.cli.evaluate import eval_command
+from rst_synth.cli.export import export_command
 from rst_synth.cli.extend import extend_command
 from rst_synth.cli.gc import gc_command
 from rst_synth.cli.importer import import_app
 from rst_synth.cli.report import report_command
 from rst_synth.cli.seeds import seeds_app
-from rst_synth.cli.stats import export_command, stats_command
+from rst_synth.cli.stats import stats_command
 from rst_synth.cli.synth import synth_command
 from rst_synth.cli.validate import validate_command
 

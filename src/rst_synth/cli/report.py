@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rst_synth.cli.common import console
-from rst_synth.cli.stats import open_run
+from rst_synth.cli.common import console, open_run
 from rst_synth.report.html import write_report
 
 

@@ -8,25 +8,28 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from rst_synth.agents import make_agent
+from rst_synth.agents import Agent, make_agent
 from rst_synth.cli.common import (
     build_proposer,
     console,
     exit_if_signalled,
     fail,
     hold_signals,
+    open_executor,
     open_sandbox,
+    own,
     run_with_sandbox,
     setup_logging,
 )
-from rst_synth.cli.stats import stats_table
+from rst_synth.cli.options import Backend, ExecutorName, ProposerBaseUrl, ProposerLLMConfig, ProposerModel, RayAddress
+from rst_synth.cli.options import endpoint as endpoint_of
+from rst_synth.cli.tables import stats_table
 from rst_synth.engine import Engine, SynthConfig
-from rst_synth.engine.solver import Solver
-from rst_synth.executors import Executor, WorkSpec, make_executor
+from rst_synth.evaluation.solver import Solver
+from rst_synth.executors import AgentSpec, Executor, WorkSpec
 from rst_synth.report import run_stats
-from rst_synth.sandbox import Sandbox
 from rst_synth.store import RunPaths, Store
-from rst_synth.store.lock import RunLock, RunLocked
+from rst_synth.store.lock import RunLock
 from rst_synth.task import TaskFormatError
 from rst_synth.validator import Validator, ValidatorConfig
 
@@ -79,13 +82,9 @@ def synth_command(
     max_usd: Annotated[float | None, typer.Option(help="Stop once LLM spend reaches this many dollars.")] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes of this invocation.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of every random choice of the run. [default: 0]")] = None,
-    model: Annotated[str | None, typer.Option(help="llm proposer: model name (or RST_LLM_MODEL).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="llm proposer: OpenAI-compatible endpoint (or RST_LLM_BASE_URL).")
-    ] = None,
-    llm_config: Annotated[
-        Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table (prices, retries, ...).")
-    ] = None,
+    model: ProposerModel = None,
+    base_url: ProposerBaseUrl = None,
+    llm_config: ProposerLLMConfig = None,
     solver_model: Annotated[
         str | None, typer.Option(help="An llm agent on this model attempts each accepted child (same endpoint).")
     ] = None,
@@ -102,13 +101,9 @@ def synth_command(
         ),
     ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
-    backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
-    executor: Annotated[
-        str, typer.Option(help="Where validations and discoveries run: local (this process) or ray (a cluster).")
-    ] = "local",
-    ray_address: Annotated[
-        str | None, typer.Option(help="--executor ray: the cluster's address (default: start a local Ray instance).")
-    ] = None,
+    backend: Backend = "docker",
+    executor: ExecutorName = "local",
+    ray_address: RayAddress = None,
 ) -> None:
     """Grow tasks from seeds, round by round; resumable.
 
@@ -120,7 +115,7 @@ def synth_command(
     hold_signals()  # from here on a signal waits for a safe point: nothing is left half-written
     lock = RunLock(paths.root)
     if paths.root.is_dir():
-        _own(lock)  # before run.toml is read: another owner may be writing it
+        own(lock)  # before run.toml is read: another owner may be writing it
     given = {
         k: v
         for k, v in {
@@ -142,35 +137,33 @@ def synth_command(
         }.items()
         if v is not None
     }
-    endpoint = {
-        k: v
-        for k, v in {
-            "model": model,
-            "base_url": base_url,
-            "llm_config_file": str(llm_config.resolve()) if llm_config else None,
-        }.items()
-        if v
-    }
+    endpoint = endpoint_of(model, base_url, llm_config)
     config = _config(paths, seeds_dir, given)
     if config.solver_model is None and (config.require_solvable or config.max_solve_rate is not None):
         raise fail("--require-solvable and --max-solve-rate judge by the solver: give --solver-model too")
     if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
         config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
-    _own(lock)
+    own(lock)
     config.dump(paths.config)
     setup_logging(verbose, paths.log)
     # Scoped to the run directory, so a resume can remove what a killed earlier run left running.
     labels = {"rst-synth.run-dir": str(paths.root.resolve())}
     sandbox = open_sandbox(backend, labels=labels)
-    chosen = build_proposer(config.proposer, sandbox, config.proposer_options, paths.llm_cache)
     validator = Validator(
         sandbox, ValidatorConfig(max_containers=2 * config.validation_workers, determinism_runs=config.determinism_runs)
     )
-    solver = _solver(config, paths, sandbox)
-    runner = open_executor(
-        executor, ray_address, sandbox, validator, WorkSpec(backend=backend, labels=labels, validator=validator.config)
+    solver_agent = _solver_agent(config, paths)
+    spec = WorkSpec(
+        backend=backend,
+        labels=labels,
+        validator=validator.config,
+        agent=AgentSpec.of(*solver_agent[1]) if solver_agent else None,
     )
-    runner.route_discovery(chosen)
+    # Every piece of container work goes through the executor: validations, the proposer's
+    # discovery and the solver's attempts.
+    runner = open_executor(executor, ray_address, sandbox, validator, spec)
+    chosen = build_proposer(config.proposer, runner.discover, config.proposer_options, paths.llm_cache)
+    solver = _solver(config, paths, solver_agent[0], runner) if solver_agent else None
     if validation_workers is None and runner.capacity("validate"):  # a cluster: as many as its slots take
         config = config.model_copy(update={"validation_workers": runner.capacity("validate")})
     store = Store(paths.db)
@@ -205,41 +198,23 @@ def synth_command(
     exit_if_signalled()
 
 
-def open_executor(
-    name: str, address: str | None, sandbox: Sandbox, validator: Validator | None, spec: WorkSpec
-) -> Executor:
-    """The executor of --executor (local: `sandbox` and `validator` in process; ray: the cluster at
-    `address`, whose nodes make their own from `spec`); a bad name or an unreachable cluster is one line."""
-    if address and name != "ray":
-        raise fail("--ray-address needs --executor ray")
-    options: dict[str, Any] = {"address": address} if name == "ray" else {}
-    try:
-        return make_executor(name, sandbox=sandbox, validator=validator, spec=spec, **options)
-    except ValueError as exc:
-        raise fail(str(exc).splitlines()[0]) from None
-
-
-def _own(lock: RunLock) -> None:
-    """Hold the run directory (creating it) or stop at once: one owner per run directory, and only
-    the owner prunes the containers labelled with it."""
-    try:
-        lock.acquire()
-    except RunLocked as exc:
-        raise fail(str(exc), code=1) from None
-
-
-def _solver(config: SynthConfig, paths: RunPaths, sandbox: Sandbox) -> Solver | None:
-    """The solver agent of --solver-model: the llm agent on the llm proposer's endpoint settings."""
+def _solver_agent(config: SynthConfig, paths: RunPaths) -> tuple[Agent, tuple[str, dict[str, Any]]] | None:
+    """The solver agent of --solver-model (the llm agent on the llm proposer's endpoint settings) and
+    its registry name and options, which a remote executor's nodes rebuild it from."""
     if config.solver_model is None:
         return None
     endpoint = {k: v for k, v in config.proposer_options.items() if k in ("base_url", "llm_config_file")}
+    options = {**endpoint, "model": config.solver_model, "cache_dir": str(paths.root / "solver-cache")}
     try:
-        agent = make_agent("llm", **endpoint, model=config.solver_model, cache_dir=str(paths.root / "solver-cache"))
+        return make_agent("llm", **options), ("llm", options)
     except ValueError as exc:
         raise fail(str(exc).splitlines()[0]) from None
+
+
+def _solver(config: SynthConfig, paths: RunPaths, agent: Agent, runner: Executor) -> Solver:
     return Solver(
         agent,
-        sandbox,
+        runner,
         k=config.solver_k,
         out_dir=paths.root / "solver",
         require=config.require_solvable,

@@ -1,0 +1,117 @@
+"""The tables the commands print (rich): rounds, quality checks, steps, and pass@k per round or per task."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from rst_synth.cli.common import console
+from rst_synth.evaluation.passk import RoundPass, k_values, rounds_pass
+from rst_synth.report import CHECKS, QUALITY_CHECKS, RoundStats
+from rst_synth.report.stats import step_credit
+from rst_synth.store import AgentAttemptRow
+
+_CHECK_SHORT = {"determinism": "determ"}
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
+    table = Table(title=title)
+    for column in ("round", "status", "cand.", "acc.", "yield"):
+        table.add_column(column, justify="right" if column != "status" else "left")
+    for check in CHECKS:
+        table.add_column(_CHECK_SHORT.get(check, check), justify="right")
+    for column in ("med. lines", "med. cmds", "med. oracle s", "tokens/acc.", "$/acc."):
+        table.add_column(column, justify="right")
+    for s in stats:
+        table.add_row(
+            str(s.round),
+            s.status,
+            str(s.candidates),
+            str(s.accepted),
+            _pct(s.yield_rate),
+            *(_pct(s.pass_rates.get(check)) for check in CHECKS),
+            _num(s.median_solution_lines, 1),
+            _num(s.median_executed_commands, 1),
+            _num(s.median_oracle_sec, 2),
+            _num(s.tokens_per_accepted),
+            "-" if s.cost_per_accepted is None else f"{s.cost_per_accepted:.4f}",
+        )
+    return table
+
+
+def quality_table(stats: list[RoundStats], title: str = "quality checks") -> Table:
+    """Per round and quality check: candidates it rejected, and its pass rate over the attempts it
+    ran in; then the median kill rate of the accepted tasks."""
+    table = Table(title=title)
+    table.add_column("round", justify="right")
+    for check in QUALITY_CHECKS:
+        table.add_column(f"{check}\nrejected (pass)", justify="right")
+    table.add_column("med. kill rate", justify="right")
+    for s in stats:
+        table.add_row(
+            str(s.round),
+            *(f"{s.quality_rejections.get(c, 0)} ({_pct(s.pass_rates.get(c))})" for c in QUALITY_CHECKS),
+            _pct(s.median_kill_rate),
+        )
+    return table
+
+
+def steps_table(stats: list[RoundStats], title: str = "steps") -> Table:
+    """Per round: the bookkeeping share of the lineages' steps and the operators the new steps used."""
+    table = Table(title=title)
+    for column in ("round", "bookkeeping", "operators", "most used"):
+        table.add_column(column, justify="right" if column != "most used" else "left")
+    for s in stats:
+        top = ", ".join(f"{name} {n}" for name, n in list(s.operators.items())[:4])
+        table.add_row(str(s.round), _pct(s.bookkeeping_share), str(len(s.operators)), top or "-")
+    return table
+
+
+def pass_table(
+    results: list[RoundPass],
+    k: int,
+    title: str,
+    labels: list[str] | None = None,
+    credit: list[float | None] | None = None,
+) -> Table:
+    """pass@k per round, or per task when `labels` names each row; with `credit`, each row's mean
+    per-step credit beside it (where a task has steps)."""
+    table = Table(title=title)
+    head = ["task"] if labels else ["round", "tasks"]
+    tail = ["step credit"] if credit is not None else []
+    for column in (*head, "attempts", "successes", *(f"pass@{kk}" for kk in k_values(k)), *tail):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for index, r in enumerate(results):
+        first = [labels[index]] if labels else [str(r.round), str(r.tasks)]
+        shown = credit[index] if credit is not None else None
+        table.add_row(
+            *first,
+            str(r.attempts),
+            str(r.successes),
+            *(f"{r.pass_at[kk]:.3f}" if kk in r.pass_at else "-" for kk in k_values(k)),
+            *(["-" if shown is None else f"{shown:.3f}"] if credit is not None else []),
+        )
+    return table
+
+
+def credit_column(rows: list[AgentAttemptRow], results: list[RoundPass]) -> list[float | None] | None:
+    """The step credit of each round of `results`, or None when no attempt has per-step rewards."""
+    credit = step_credit(rows)
+    return [credit.get(r.round) for r in results] if credit else None
+
+
+def print_evals(rows: list[AgentAttemptRow]) -> None:
+    """pass@1 and pass@k per round of every agent evaluated on the run (`rst eval RUN`), with the
+    mean per-step credit beside them where the attempts have per-step rewards."""
+    for name in sorted({row.eval_id for row in rows}):
+        mine = [row for row in rows if row.eval_id == name]
+        k = max(sum(1 for r in mine if r.task == row.task) for row in mine)
+        rounds = rounds_pass(mine, k)
+        console.print(pass_table(rounds, k, title=f"{name}: pass@k per round", credit=credit_column(mine, rounds)))
