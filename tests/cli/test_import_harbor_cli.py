@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rst_synth.importers.harbor import import_record
 from rst_synth.task import Task
-from rst_synth.task.harbor import import_record
 from tests.support.cli import rst
 from tests.support.harbor_fixtures import FETCHING, FIXTURES, SHAPES, UNCONVERTIBLE
 

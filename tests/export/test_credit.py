@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.export.credit import CONFTEST, PLUGIN, credit_blocked, with_step_credit
-from rst_synth.export.harbor import task_form
+from rst_synth.export.dataset import task_form
 from rst_synth.task import Task
 from tests.export.lineage import three_round_run
 from tests.support.tasks import REPO

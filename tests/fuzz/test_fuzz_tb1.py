@@ -10,11 +10,11 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from rst_synth.importers.tb1 import convert_tb1
 from rst_synth.task import TaskFormatError
-from rst_synth.task.tb1 import convert_tb1
 from rst_synth.validator.static import static_check
 from tests.fuzz.strategies import FUZZ, bytes_or_mutated, one_line, text_or_mutated
-from tests.task.test_tb1 import COMPOSE, OFFLINE_RUN_TESTS, TB1_YAML, UV_RUN_TESTS, write_tb1
+from tests.importers.test_tb1 import COMPOSE, OFFLINE_RUN_TESTS, TB1_YAML, UV_RUN_TESTS, write_tb1
 
 
 @FUZZ

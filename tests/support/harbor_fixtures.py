@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from rst_synth.importers.harbor import convert_harbor
 from rst_synth.task import Task
-from rst_synth.task.harbor import convert_harbor
 from tests.support.fake_server import Reply
 from tests.support.llm_proposer import fence, stage_of
 from tests.support.tasks import REPO

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rst_synth.importers.offline import make_offline
 from rst_synth.task.dockerfile import (
     apt_base,
     as_root,
@@ -13,7 +14,6 @@ from rst_synth.task.dockerfile import (
     with_base,
     without_root_wrap,
 )
-from rst_synth.task.offline import make_offline
 from rst_synth.task.shell import commands, logical_lines
 
 SCRIPT = """#!/bin/bash

@@ -14,12 +14,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from rst_synth.cli.common import console, fail
+from rst_synth.importers.harbor import convert_harbor, import_record, is_harbor_task
+from rst_synth.importers.tb1 import CONFIG as TB1_CONFIG
+from rst_synth.importers.tb1 import convert_tb1, uses_original_runner
 from rst_synth.proposers.child import last_module_argument
 from rst_synth.sandbox import SandboxError, make_sandbox
 from rst_synth.task import Task, TaskFormatError, TaskPaths
-from rst_synth.task.harbor import convert_harbor, import_record, is_harbor_task
-from rst_synth.task.tb1 import CONFIG as TB1_CONFIG
-from rst_synth.task.tb1 import convert_tb1, uses_original_runner
 
 import_app = typer.Typer(
     no_args_is_help=True, rich_markup_mode="rich", help="Convert tasks from other formats to the Harbor layout."

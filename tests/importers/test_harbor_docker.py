@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rst_synth.engine.candidate import CandidatePipeline, _Silent
+from rst_synth.engine.candidate import CandidatePipeline
+from rst_synth.progress import Quiet
 from rst_synth.proposers.discovery import discovery_on
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
 from rst_synth.sandbox import Sandbox
@@ -47,7 +48,7 @@ class Row:
         return [self.shape, self.imported, self.validated, ", ".join(grown) if self.procedural or self.llm else "-"]
 
 
-class Attempts(_Silent):
+class Attempts(Quiet):
     """The first failure of every validation attempt of a candidate (repairs included)."""
 
     def __init__(self) -> None:

@@ -18,13 +18,13 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
+from rst_synth.importers.offline import MARK, NotOffline, OfflineVerifier, download_wheels, make_offline
+from rst_synth.importers.tb1 import bake_test_dependencies, copy_tree, fetches_from_internet
 from rst_synth.task.config import EnvironmentConfig, Metadata, TaskConfig, TaskInfo
 from rst_synth.task.dockerfile import apt_base, base_images, python_version_of, with_base
 from rst_synth.task.errors import TaskFormatError
-from rst_synth.task.offline import MARK, NotOffline, OfflineVerifier, download_wheels, make_offline
 from rst_synth.task.paths import TaskPaths
 from rst_synth.task.task import Task
-from rst_synth.task.tb1 import bake_test_dependencies, copy_tree, fetches_from_internet
 
 NAME_PREFIX = "harbor/"
 WHEELS_DIR = "rst-wheels"

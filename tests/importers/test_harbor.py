@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from rst_synth.importers.harbor import WHEELS_DIR, convert_harbor, import_record
+from rst_synth.importers.tb1 import fetches_from_internet
 from rst_synth.task import Task, TaskFormatError, TaskPaths
-from rst_synth.task.harbor import WHEELS_DIR, convert_harbor, import_record
 from rst_synth.task.shell import logical_lines
-from rst_synth.task.tb1 import fetches_from_internet
 from tests.support.harbor import harbor_python
 from tests.support.harbor_fixtures import FETCHING, FIXTURES, SHAPES, UNCONVERTIBLE, fixture_path, import_fixture
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from rst_synth.importers.tb1 import fetches_from_internet, python_requirements
 from rst_synth.task.shell import commands, logical_lines
-from rst_synth.task.tb1 import fetches_from_internet, python_requirements
 
 MARK = "rst import harbor --offline"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rst_synth.importers.tb1 import convert_tb1, fetches_from_internet, python_requirements, uses_original_runner
 from rst_synth.task import Task, TaskFormatError, TaskPaths
-from rst_synth.task.tb1 import convert_tb1, fetches_from_internet, python_requirements, uses_original_runner
 from rst_synth.validator.static import static_check
 
 TB1_DOCKERFILE = (
