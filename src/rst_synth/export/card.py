@@ -6,12 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
-if TYPE_CHECKING:
-    from rst_synth.export.collect import CollectOptions, CollectReport
+from rst_synth.export.samples import CollectOptions, CollectReport
 
 TAGS = ["terminal", "agents", "trajectories", "rst-synth"]
 LOADING = {

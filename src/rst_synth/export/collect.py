@@ -14,65 +14,17 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from rst_synth.export.card import write_card
 from rst_synth.export.formats import RECORDS, TRAJECTORY_FORMATS, dataset_info_entry
+from rst_synth.export.samples import SPLITS, CollectOptions, CollectReport, Sample, Split
 from rst_synth.export.sft import PLUMBING_AGENTS, Conversation, Unusable, conversation_of, read_trajectory
-from rst_synth.export.sources import CollectError, StoredAttempt, TaskEntry, find_attempts, find_tasks
+from rst_synth.export.sources import CollectError, StoredAttempt, find_attempts, find_tasks
 from rst_synth.rl.dataset import skyrl_row
 
 FORMATS = (*TRAJECTORY_FORMATS, "skyrl")
-Split = Literal["train", "validation"]
-SPLITS: tuple[Split, ...] = ("train", "validation")
-
-
-class CollectOptions(BaseModel):
-    formats: list[str] = Field(default_factory=lambda: ["trl"])
-    min_reward: float = 1.0
-    max_per_task: int | None = Field(default=None, ge=1)
-    max_tokens: int = Field(default=32_768, ge=1)
-    """Longest conversation kept, in tokens counted as four characters each (no tokenizer)."""
-    split_by: Literal["none", "lineage"] = "none"
-    validation_fraction: float = Field(default=0.1, gt=0, lt=1)
-    """With split_by=lineage: the share of root seeds on the validation side (at least one of two or more)."""
-    parquet: bool = False
-    evals: list[str] = Field(default_factory=list)
-    """Eval ids (<agent>-<model>) to read; empty: every eval but the plumbing agents oracle and nop."""
-    max_turns: int | None = Field(default=None, ge=1)
-    """skyrl: commands per episode, written into each row; None: no count, the task's time bounds an episode."""
-
-
-class Sample(BaseModel):
-    """Where one kept record came from (a line of OUT/samples.jsonl)."""
-
-    split: Split
-    task: str
-    task_dir: str | None
-    eval_id: str
-    attempt: int
-    round: int
-    root: str
-    reward: float
-    mode: str
-    approx_tokens: int
-
-
-class CollectReport(BaseModel):
-    attempts: int = 0
-    """Attempts found under the paths."""
-    dropped: dict[str, int] = Field(default_factory=dict)
-    """Why attempts were left out, with how many."""
-    samples: list[Sample] = Field(default_factory=list)
-    tasks: list[TaskEntry] = Field(default_factory=list)
-    """skyrl: the tasks written as RL rows."""
-    task_splits: list[Split] = Field(default_factory=list)
-    records: dict[str, dict[str, int]] = Field(default_factory=dict)
-    """format -> split -> records written."""
-    files: dict[str, list[str]] = Field(default_factory=dict)
-    """format -> files written, relative to OUT."""
+__all__ = ["FORMATS", "SPLITS", "CollectOptions", "CollectReport", "Sample", "Split", "collect"]
 
 
 def collect(paths: list[Path], out: Path, options: CollectOptions) -> CollectReport:

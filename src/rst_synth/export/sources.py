@@ -12,7 +12,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from rst_synth.store import RunPaths, Store
-from rst_synth.task import TaskConfig, TaskFormatError, TaskPaths
+from rst_synth.task import TaskPaths
+from rst_synth.task.entry import TaskEntry, identity
 
 
 class CollectError(ValueError):
@@ -34,15 +35,6 @@ class StoredAttempt(BaseModel):
     ended: str
     directory: Path
     """The attempt's folder, with trajectory.json and result.json."""
-
-
-class TaskEntry(BaseModel):
-    """A task to train on: its directory, name, round and root seed."""
-
-    task_dir: Path
-    name: str
-    round: int
-    root: str
 
 
 def find_attempts(path: Path) -> list[StoredAttempt]:
@@ -75,28 +67,7 @@ def find_tasks(path: Path) -> list[TaskEntry]:
         dirs = sorted(p.parent for p in path.glob(f"*/{TaskPaths.CONFIG}"))
     if not dirs:
         raise CollectError(f"{path}: no tasks (not a run directory, a task directory or a folder of tasks)")
-    entries = []
-    for task_dir in dirs:
-        name, root, task_round = lineage_of(task_dir)
-        entries.append(TaskEntry(task_dir=task_dir, name=name, round=task_round or 0, root=root))
-    return entries
-
-
-def lineage_of(task_dir: Path | None, fallback: str = "") -> tuple[str, str, int | None]:
-    """(task name, root seed, round) from the task's task.toml: the root is [metadata.lineage].root,
-    else the task's own name. With no readable task.toml: `fallback` (or the folder's name) for both."""
-    if task_dir is None:
-        return fallback, fallback, None
-    try:
-        config = TaskConfig.load(task_dir / TaskPaths.CONFIG)
-    except TaskFormatError:
-        name = fallback or task_dir.name
-        return name, name, None
-    name = config.task.name if config.task is not None else task_dir.name
-    lineage = config.metadata.lineage
-    if lineage is None:
-        return name, name, None
-    return name, lineage.root or name, lineage.round
+    return [TaskEntry.read(task_dir) for task_dir in dirs]
 
 
 def _from_store(db: Path, root: Path, *, run: bool, eval_id: str | None = None) -> list[StoredAttempt]:
@@ -115,7 +86,7 @@ def _from_store(db: Path, root: Path, *, run: bool, eval_id: str | None = None) 
         else:
             task_dir = Path(row.task)
         if row.task not in lineages:
-            lineages[row.task] = lineage_of(task_dir, fallback=row.task)
+            lineages[row.task] = identity(task_dir, fallback=row.task)
         _, root_name, task_round = lineages[row.task]
         found.append(
             StoredAttempt(

@@ -15,8 +15,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rst_synth.agents import AttemptLimits
 from rst_synth.agents.steps import credit_keys, load_task_dir, step_view, task_steps
-from rst_synth.export.sources import TaskEntry
 from rst_synth.task import Task
+from rst_synth.task.entry import TaskEntry
 
 ENV_CLASS = "rst_terminal"
 DATA_SOURCE = "rst-synth"

@@ -7,8 +7,9 @@ import asyncio
 import io
 import tarfile
 import time
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, TypeVar
 
 from docker.errors import NotFound
 
@@ -23,8 +24,7 @@ from rst_synth.sandbox.hardening import (
     limit_counters,
 )
 
-if TYPE_CHECKING:
-    from rst_synth.sandbox.docker import DockerSandbox
+T = TypeVar("T")
 
 _BREACH_DETAIL = {
     Breach.MEMORY: "the kernel killed a process for going past the memory limit",
@@ -38,10 +38,23 @@ class ContainerStopped(SandboxError):
     """The container is not running (any more): a limit stopped it, or the code inside did."""
 
 
+class Engine(Protocol):
+    """What a container needs of the DockerSandbox that made it (docker.py): the API client, calls to
+    it off the event loop, the capture and read caps, the exec ceiling, whether a disk limit holds."""
+
+    _api: Any
+    _output_cap: int
+    _read_cap: int
+    _max_exec_sec: float
+    _storage_opt: bool | None
+
+    async def _call(self, fn: Callable[..., T], *args: Any, timeout: float | None = ..., **kwargs: Any) -> T: ...
+
+
 class DockerContainer:
     """Handle on one running container of a DockerSandbox."""
 
-    def __init__(self, sandbox: DockerSandbox, name: str, guard: Guard) -> None:
+    def __init__(self, sandbox: Engine, name: str, guard: Guard) -> None:
         self._sandbox = sandbox
         self._api = sandbox._api
         self._guard = guard
