@@ -40,7 +40,7 @@ import numpy as np
 from _common import RST, SEEDS, footer, header, median, ms, parser, ratio, summary, table
 from rst_synth.engine.novelty import NoveltyIndex
 from rst_synth.store import RunPaths, Store, TaskRow
-from rst_synth.store.store import SCHEMA
+from rst_synth.store.rows import SCHEMA
 
 ROUNDS = 10
 CHECKS = ("static", "build", "oracle", "nop", "determinism", "parent", "novelty")

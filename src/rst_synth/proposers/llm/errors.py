@@ -1,5 +1,6 @@
-"""The exact error a repair prompt quotes, not only its reason code: Python's SyntaxError with its
-line and caret, `bash -n`'s message with the line it names, the lines of a pytest failure."""
+"""What a repair prompt says about a rejection: the hint for its reason (`REPAIR_HINTS`), and the
+exact error, not only its reason code: Python's SyntaxError with its line and caret, `bash -n`'s
+message with the line it names, the lines of a pytest failure."""
 
 from __future__ import annotations
 
@@ -13,6 +14,51 @@ from rst_synth.validator.static import bash_syntax_error
 _PYTEST_LINE = re.compile(
     r"^(E\s|\S+\.py:\d+:|FAILED |ERROR |_{3,} .* _{3,}$|=+ .*(FAILURES|ERRORS|short test summary))"
 )
+
+
+REPAIR_HINTS: dict[Reason, str] = {
+    Reason.PARENT_PASSES: "the parent's solution alone already passes the new tests, so they check nothing the "
+    "new steps add: test the files or contents that only the new steps create",
+    Reason.NOP_PASSES: "the tests pass on the untouched image: every test must read outputs the work creates",
+    Reason.TESTS_FAILED: "after the parent's solution and the new steps, some test failed: read the output, "
+    "then fix the steps if they crash or compute something else, or the tests if they expect something the "
+    "instruction does not state or compute it wrongly; the parent's tests must still pass",
+    Reason.NO_REWARD_FILE: "the verifier wrote no reward: the steps may have broken /logs or the test run itself",
+    Reason.SOLUTION_TIMEOUT: "the solution did not finish in time: no waiting for input, no servers in the foreground, "
+    "no long loops",
+    Reason.NONDETERMINISTIC: "two oracle runs disagreed: remove dates, random values, unstable ordering from "
+    "the outputs",
+    Reason.BASH_SYNTAX: "solve.sh is not valid bash",
+    Reason.TESTS_DO_NOT_COMPILE: "the test module is not valid Python",
+    Reason.SOLUTION_IN_INSTRUCTION: "the instruction repeats a line of the solution verbatim: describe the result in "
+    "prose instead of quoting the script",
+    Reason.BUILD_FAILED: "the image no longer builds: fix or drop the appended Dockerfile lines (packages that exist, "
+    "installed non-interactively)",
+    Reason.BUILD_TIMEOUT: "the image build took too long: install fewer packages",
+    Reason.COPIES_SOLUTION: "the Dockerfile must never COPY solution/ into the image",
+    Reason.COPIES_TESTS: "the Dockerfile must never COPY tests/ into the image",
+    # the quality checks (validator/quality.py): which check, and why
+    Reason.INSTRUCTION_GAP: "instruction_paths check: a new test reads a path the instruction never names, so an "
+    "agent cannot know where to write: name every file the tests read, with its full path, in the instruction",
+    Reason.REDUNDANT_OUTPUT: "redundancy check: a new output is a byte-for-byte copy of a file the parent's "
+    "solution left (or of another new output), so it adds no work: compute something new instead of copying "
+    "a file or writing the same result under another name",
+    Reason.DEGENERATE_OUTPUT: "degenerate check: a new output carries no information (a header and no rows, an "
+    "empty JSON array or object, or rows whose every numeric column holds one value): compute something that "
+    "varies from row to row, and choose rows, columns and filters the parent's data actually fills (a filter "
+    "that keeps some rows, a measure that differs between groups) instead of counting or summing a constant",
+    Reason.CHANGES_PARENT_OUTPUT: "parent_outputs check: the new steps change or delete a file the parent's tests "
+    "read; leave the parent's outputs as they are (no appending, no overwriting) and write new files instead",
+    Reason.STEP_UNNECESSARY: "steps check: with one of the new steps left out the tests still pass, so that step "
+    "is not checked: test what it produces, or drop it",
+    Reason.WEAK_TESTS: "mutation check: a new output was deleted, or changed by one value or one line, and the "
+    "tests still passed: assert its exact content (values, line count), not only that it exists",
+    Reason.NO_NEW_COMMAND: "the new steps run no command (only comments, `set`, `:` or assignments): write commands "
+    "that read the parent's outputs and write new files",
+    Reason.NO_ASSERTION: "the new test module asserts nothing: every test must assert the exact contents the new "
+    "steps produce",
+    Reason.REPAIR_UNCHANGED: "the last repair sent the rejected files back unchanged: change what the rejection names",
+}
 
 
 def numbered(content: str, line: int, around: int = 2) -> str:
