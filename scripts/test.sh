@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# The project's full test command (the README's, and what CI runs): set the machine up, then
-# lint, format check, type check and the test suite, all with the interpreter of .venv/.
+# The project's full test command (the README's, and what CI runs): set the machine up (what the
+# package needs, then what only the tests use), then lint, format check, type check, the import
+# contract and the test suite, all with the interpreter of .venv/.
 # Arguments go to pytest; its exit status is this script's.
 #
 # Environment:
-#   RST_SKIP_LINT=1   skip ruff and mypy (quick local runs; CI runs every stage)
+#   RST_SKIP_LINT=1   skip ruff, mypy and lint-imports (quick local runs; CI runs every stage)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 stage() { printf '==> %s\n' "$*"; }
 
-stage "setup: bash scripts/setup-machine.sh"
+stage "setup: bash scripts/setup-machine.sh && bash scripts/setup-tests.sh"
 bash scripts/setup-machine.sh
+bash scripts/setup-tests.sh
 
 py=.venv/bin/python
 [ -x "$py" ] || { echo "no $py: run scripts/setup-machine.sh without RST_SKIP_PIP=1" >&2; exit 1; }
@@ -25,6 +27,8 @@ else
   "$py" -m ruff format --check src tests
   stage "types: mypy"
   "$py" -m mypy
+  stage "imports: lint-imports (the layers of docs/architecture.md, no cycles)"
+  .venv/bin/lint-imports --no-cache --no-logo
 fi
 
 stage "tests: pytest -q --durations=20${*:+ $*}"
