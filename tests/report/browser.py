@@ -33,10 +33,10 @@ FLAGS = (
 
 
 def chromium_binary() -> str:
-    """Debian's chromium (scripts/setup-machine.sh installs it); outside CI a missing one skips, on CI it fails."""
+    """Debian's chromium (scripts/setup-tests.sh installs it); outside CI a missing one skips, on CI it fails."""
     found = shutil.which("chromium")
     if found is None:
-        message = "chromium is missing: scripts/setup-machine.sh installs it (Debian package chromium)"
+        message = "chromium is missing: scripts/setup-tests.sh installs it (Debian package chromium)"
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)

@@ -1,4 +1,4 @@
-"""Harbor itself (in .venv-harbor, made by scripts/setup-machine.sh): our output checked by its code."""
+"""Harbor itself (in .venv-harbor, made by scripts/setup-tests.sh): our output checked by its code."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ HARBOR_PYTHON = REPO / ".venv-harbor" / "bin" / "python"
 def harbor_python() -> Path:
     """The interpreter of Harbor's venv; outside CI a missing one skips the test, on CI it fails it."""
     if not HARBOR_PYTHON.is_file():
-        message = f"{HARBOR_PYTHON} is missing: scripts/setup-machine.sh installs Harbor (needs Python >= 3.12)"
+        message = f"{HARBOR_PYTHON} is missing: scripts/setup-tests.sh installs Harbor (needs Python >= 3.12)"
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
