@@ -13,7 +13,7 @@ from rst_synth.proposers.columns import Column, Role, Use, column_roles, is_summ
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS
 from rst_synth.proposers.procedural.operators import text_tool_ops, workflow
-from rst_synth.proposers.procedural.operators.data_ops import _summary_choices
+from rst_synth.proposers.procedural.operators.sqlite_table_ops import _summary_choices
 from rst_synth.proposers.procedural.operators.roles import csv_fitting, table_fitting
 from rst_synth.proposers.procedural.proposer import domain_artifacts, looks_report
 

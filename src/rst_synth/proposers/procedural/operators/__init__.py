@@ -41,6 +41,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     sqlite_change_ops,
     sqlite_index_ops,
     sqlite_migrate_ops,
+    sqlite_table_ops,
     text_json_ops,
     text_tool_ops,
     tfidf_ops,
