@@ -238,3 +238,13 @@ def test_a_step_on_an_input_writes_under_derived_and_makes_the_folder() -> None:
         assert all(a.path.startswith("/app/") and not a.path.startswith("/srv/feeds/") for a in step.produces), step
         if any(a.path.startswith("/app/derived/") for a in step.produces):
             assert step.solution.startswith("mkdir -p /app/derived\n"), step.operator
+
+
+def test_an_operator_that_applies_to_many_files_does_not_crowd_the_draw() -> None:
+    """Eight lists of names and one table of records: a conversion applies to all nine files, the tools with a
+    contract to the one table; the draw weighs operators, not (operator, file) pairs, so the tools keep their share."""
+    lists = [file_artifact(f"/app/out/l{i}.csv", f"name,city\nann{i},Oslo\nbob{i},Lima\n") for i in range(8)]
+    discovery = Discovery(workdir="/app", artifacts=[*lists, found().artifacts[0]], tools=["python3"])
+    picks = Counter(choose([], seed, count=1, discovery=discovery)[0].split("@")[0] for seed in range(300))
+    reasoning = sum(n for name, n in picks.items() if OPERATORS[name].weight >= 3)
+    assert reasoning > 0.6 * 300, picks

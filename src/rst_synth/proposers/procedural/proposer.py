@@ -129,8 +129,7 @@ class ProceduralProposer:
                 candidates = chained or candidates
             if not candidates:
                 break
-            weights = [op.fit(art, found) for op, art in candidates]
-            operator, artifact = rng.choices(candidates, weights=weights)[0]
+            operator, artifact = _draw(candidates, found, rng)
             ctx.tag = f"r{round_}s{k}"
             step = operator.build(artifact, ctx)
             derived = f"{root}derived"  # where outputs of the task's inputs go (StepContext.output_path)
@@ -147,6 +146,20 @@ class ProceduralProposer:
             if not operator.final:
                 available.extend(a for a in step.produces if not a.bookkeeping and not a.end_result)
         return steps
+
+
+def _draw(
+    candidates: list[tuple[Operator, Artifact]], found: Discovery, rng: random.Random
+) -> tuple[Operator, Artifact]:
+    """An operator first, weighed by its best fit, then one of its inputs by fit: an operator that applies to
+    every CSV file (a conversion) would otherwise outnumber the reasoning operators that apply to one."""
+    by_operator: dict[str, list[tuple[Operator, Artifact]]] = {}
+    for pair in candidates:
+        by_operator.setdefault(pair[0].name, []).append(pair)
+    names = list(by_operator)
+    best = [max(op.fit(art, found) for op, art in by_operator[name]) for name in names]
+    pairs = by_operator[rng.choices(names, weights=best)[0]]
+    return rng.choices(pairs, weights=[op.fit(art, found) for op, art in pairs])[0]
 
 
 def bookkeeping_allowed(flags: list[bool]) -> bool:
