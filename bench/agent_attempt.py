@@ -2,7 +2,7 @@
 
     python3 bench/agent_attempt.py [--quick]
 
-Baseline: the oracle check of `rst validate` (run_trial with the reference solution: a fresh
+Baseline: the oracle check of `rst validate` (a trial with the reference solution: a fresh
 container, solve.sh, the tests, the reward). Measured: one `rst eval --agent oracle` attempt
 (run_attempt with the oracle agent: a fresh container, solve.sh through the agent's shell, the
 tests, the reward, trajectory.json and result.json written). Interleaved, image cached, medians.
@@ -20,7 +20,8 @@ from _common import SEEDS, machine_load, median, ms, parser, ratio, summary, tab
 from rst_synth.agents import make_agent, run_attempt
 from rst_synth.sandbox import make_sandbox
 from rst_synth.task import Task, TaskPaths
-from rst_synth.validator.trial import run_trial, task_limits
+from rst_synth.harness import open_task
+from rst_synth.validator.trial import trial_in
 
 
 async def measure(task: Task, reps: int) -> tuple[list[float], list[float]]:
@@ -33,10 +34,10 @@ async def measure(task: Task, reps: int) -> tuple[list[float], list[float]]:
         with tempfile.TemporaryDirectory() as tmp:
             for rep in range(reps + 1):  # the first pair warms the engine up and is dropped
                 started = time.perf_counter()
-                outcome = await run_trial(sandbox, image, task_limits(task),
-                                          solution=task.files_under(TaskPaths.SOLUTION_DIR),
-                                          tests=task.files_under(TaskPaths.TESTS_DIR), solve_timeout=600,
-                                          verify_timeout=600, trace=True)
+                async with open_task(sandbox, task, image=image, staged=False) as box:
+                    outcome = await trial_in(box, solution=task.files_under(TaskPaths.SOLUTION_DIR),
+                                             tests=task.files_under(TaskPaths.TESTS_DIR), solve_timeout=600,
+                                             verify_timeout=600, trace=True)
                 check = time.perf_counter() - started
                 started = time.perf_counter()
                 result = await run_attempt(task, agent, sandbox, attempt=rep, seed=rep,

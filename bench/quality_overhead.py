@@ -23,6 +23,7 @@ from _common import REPO, SEEDS, footer, header, median, parser, ratio, summary,
 os.environ["RST_RUN_LABEL"] = f"bench-{uuid.uuid4().hex[:12]}"  # our containers only, on a shared engine
 
 from rst_synth.proposers import make_proposer
+from rst_synth.proposers.discovery import discovery_on
 from rst_synth.sandbox import Sandbox, make_sandbox
 from rst_synth.task import Task
 from rst_synth.validator import QUALITY_CHECKS, ValidationReport, Validator, ValidatorConfig
@@ -33,7 +34,7 @@ TARGET = 2.0
 
 async def procedural_child(sandbox: Sandbox, validator: Validator) -> tuple[str, Task, Task]:
     parent = Task.load(SEEDS / "sales-csv-rollup")
-    proposer = make_proposer("procedural", sandbox=sandbox, cache_dir=None)
+    proposer = make_proposer("procedural", discovery=discovery_on(sandbox), cache_dir=None)
     try:
         for seed in range(30):
             proposal = await proposer.propose(parent, seed=seed)

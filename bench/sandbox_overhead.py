@@ -1,6 +1,6 @@
 """Benchmark 1: the wall time of one validation check in a fresh container vs the same script bare.
 
-A check is `run_trial` as the oracle check runs it (fresh container, log folders, solution copied
+A check is one trial (`trial_in` in a fresh container) as the oracle check runs it (fresh container, log folders, solution copied
 in, solve.sh under xtrace, the xtrace log read back, tests copied in, test.sh, reward read, container
 removed). The baseline is the same solve.sh (same xtrace) and test.sh run with bash on the host,
 in the same loop, interleaved, so machine load hits both alike. Scripts of 1, 10 and 100 commands
@@ -32,7 +32,10 @@ os.environ["RST_RUN_LABEL"] = f"bench-{uuid.uuid4().hex[:12]}"  # our containers
 
 from rst_synth.sandbox import Limits, Sandbox, files_of_tar, make_sandbox  # noqa: E402
 from rst_synth.task import Task, TaskPaths  # noqa: E402
-from rst_synth.validator.trial import LOG_DIRS, _TRACED_SOLVE, _VERIFY, read_reward, run_trial  # noqa: E402
+from rst_synth.harness import LOG_DIRS, read_reward  # noqa: E402
+from rst_synth.harness.container import _TRACED_SOLVE  # noqa: E402
+from rst_synth.harness.verifier import _VERIFY  # noqa: E402
+from rst_synth.validator.trial import trial_in  # noqa: E402
 
 SIZES = (1, 10, 100)
 TARGET_SEC = 0.5
@@ -66,15 +69,16 @@ def bare(solve: str, workdir: Path) -> float:
 
 async def check(sandbox: Sandbox, image: str, solve: str) -> float:
     started = time.perf_counter()
-    outcome = await run_trial(sandbox, image, LIMITS, solution={"solve.sh": solve.encode()},
-                              tests={"test.sh": TEST_SH.encode()}, solve_timeout=60, verify_timeout=60, trace=True)
+    async with sandbox.container(image, LIMITS) as box:
+        outcome = await trial_in(box, solution={"solve.sh": solve.encode()}, tests={"test.sh": TEST_SH.encode()},
+                                 solve_timeout=60, verify_timeout=60, trace=True)
     elapsed = time.perf_counter() - started
     assert outcome.reward == 1.0, outcome.output_tail()
     return elapsed
 
 
 async def phases(sandbox: Sandbox, image: str, solve: str) -> dict[str, float]:
-    """The steps of run_trial one by one, timed."""
+    """The steps of a trial one by one, timed."""
     marks: dict[str, float] = {}
     last = time.perf_counter()
 

@@ -252,11 +252,4 @@ def make_terminal_agent(
     config = TerminalAgentConfig.model_validate(options)
     if llm is not None:
         return TerminalAgent(llm, config, owns_llm=False)
-    llm_config = LLMConfig.from_sources(
-        Path(llm_config_file) if llm_config_file else None,
-        None,
-        model=model,
-        base_url=base_url,
-        cache_dir=Path(cache_dir) if cache_dir else None,
-    )
-    return TerminalAgent(make_llm(llm_config), config)
+    return TerminalAgent(make_llm(LLMConfig.of_endpoint(model, base_url, llm_config_file, cache_dir)), config)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rst_synth.agents import AttemptLimits, AttemptResult, make_agent
 from rst_synth.agents.steps import RewardStrategy, load_task_dir
@@ -27,7 +26,7 @@ from rst_synth.cli.options import (
     endpoint,
     reward_strategy,
 )
-from rst_synth.cli.tables import credit_column, pass_table
+from rst_synth.cli.tables import credit_column, pass_table, progress_bars
 from rst_synth.evaluation.passk import rounds_pass
 from rst_synth.evaluation.runner import EvalTask, eval_id, run_eval
 from rst_synth.executors import AgentSpec, WorkSpec
@@ -126,14 +125,7 @@ def eval_command(
 
     async def work() -> str:
         await sandbox.prune()
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("solved {task.fields[solved]}"),
-            TimeElapsedColumn(),
-        )
-        with Progress(*columns, console=console, disable=as_json) as bars:
+        with progress_bars("solved {task.fields[solved]}", disable=as_json) as bars:
             done = [row for row in store.agent_attempts(name) if row.task in {t.key for t in tasks}]
             solved = sum(1 for row in done if row.reward >= 1)
             bar = bars.add_task(f"{name}", total=planned, completed=len(done), solved=solved)

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rst_synth.cli.common import console, fail
+from rst_synth.cli.options import Force, ImportOut
 from rst_synth.importers.harbor import convert_harbor, import_record, is_harbor_task
 from rst_synth.importers.tb1 import CONFIG as TB1_CONFIG
 from rst_synth.importers.tb1 import convert_tb1, uses_original_runner
@@ -86,13 +87,8 @@ def tb1_command(
             help="A TB1 task directory (with task.yaml), or a directory of them.",
         ),
     ],
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out", "-o", file_okay=False, help="Directory to write the tasks to, one OUT/<task dir name> each."
-        ),
-    ],
-    force: Annotated[bool, typer.Option("--force", help="Replace tasks already in OUT.")] = False,
+    out: ImportOut,
+    force: Force = False,
 ) -> None:
     """Convert Terminal-Bench 1 tasks (task.yaml, solution.sh, run-tests.sh, docker-compose.yaml).
 
@@ -198,12 +194,7 @@ def harbor_command(
             help="A Harbor task directory (with task.toml), or a dataset directory of them.",
         ),
     ],
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out", "-o", file_okay=False, help="Directory to write the tasks to, one OUT/<task dir name> each."
-        ),
-    ],
+    out: ImportOut,
     offline: Annotated[
         bool,
         typer.Option(
@@ -218,7 +209,7 @@ def harbor_command(
             "--base", metavar="IMAGE", help="Replace the image of every FROM line (for bases this machine cannot pull)."
         ),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace tasks already in OUT.")] = False,
+    force: Force = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend that pulls a prebuilt docker_image.")] = "docker",
 ) -> None:
     """Take Harbor tasks (Terminal-Bench 2, Harbor registry datasets, your own) as seeds.

@@ -25,6 +25,11 @@ RewardStrategyName = Annotated[
     str,
     typer.Option("--reward-strategy", help="--multi-step: the task's reward from its steps' (mean or final)."),
 ]
+ImportOut = Annotated[
+    Path,
+    typer.Option("--out", "-o", file_okay=False, help="Directory to write the tasks to, one OUT/<task dir name> each."),
+]
+Force = Annotated[bool, typer.Option("--force", help="Replace tasks already in OUT.")]
 # The endpoint of the llm proposer (synth, extend) and of the llm agent (eval): the same three options.
 ProposerModel = Annotated[str | None, typer.Option(help="llm proposer: model name (or RST_LLM_MODEL).")]
 ProposerBaseUrl = Annotated[

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 
 from rst_synth.agents import Agent, make_agent
 from rst_synth.cli.common import (
@@ -23,7 +23,7 @@ from rst_synth.cli.common import (
 )
 from rst_synth.cli.options import Backend, ExecutorName, ProposerBaseUrl, ProposerLLMConfig, ProposerModel, RayAddress
 from rst_synth.cli.options import endpoint as endpoint_of
-from rst_synth.cli.tables import stats_table
+from rst_synth.cli.tables import progress_bars, stats_table
 from rst_synth.engine import Engine, SynthConfig
 from rst_synth.evaluation.solver import Solver
 from rst_synth.executors import AgentSpec, Executor, WorkSpec
@@ -170,16 +170,8 @@ def synth_command(
 
     async def work() -> str:
         await sandbox.prune()
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn(
-                "proposed {task.fields[proposed]}  accepted {task.fields[accepted]}  spent ${task.fields[spent]:.4f}"
-            ),
-            TimeElapsedColumn(),
-        )
-        with Progress(*columns, console=console) as progress:
+        counts = "proposed {task.fields[proposed]}  accepted {task.fields[accepted]}  spent ${task.fields[spent]:.4f}"
+        with progress_bars(counts) as progress:
             engine = Engine(config, paths, store, chosen, validator, RichProgress(progress), solver, runner)
             try:
                 return await engine.run()

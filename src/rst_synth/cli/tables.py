@@ -1,7 +1,9 @@
-"""The tables the commands print (rich): rounds, quality checks, steps, and pass@k per round or per task."""
+"""What the commands print (rich): the tables of rounds, quality checks, steps, pass@k per round or per
+task, and the progress bars of long work."""
 
 from __future__ import annotations
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from rst_synth.cli.common import console
@@ -11,6 +13,13 @@ from rst_synth.report.stats import step_credit
 from rst_synth.store import AgentAttemptRow
 
 _CHECK_SHORT = {"determinism": "determ"}
+
+
+def progress_bars(counts: str, *, disable: bool = False) -> Progress:
+    """Bars of long work: the bar's name, the bar, done of planned, `counts` (a rich template of the
+    bar's fields) and the time it took; `disable` shows none (for --json)."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(counts))
+    return Progress(*columns, TimeElapsedColumn(), console=console, disable=disable)
 
 
 def _pct(value: float | None) -> str:

@@ -137,6 +137,24 @@ class LLMConfig(BaseModel):
         except ValidationError as exc:
             raise LLMConfigError(_describe(exc, origin)) from None
 
+    @classmethod
+    def of_endpoint(
+        cls,
+        model: str | None = None,
+        base_url: str | None = None,
+        llm_config_file: Path | str | None = None,
+        cache_dir: Path | str | None = None,
+    ) -> LLMConfig:
+        """The config of the endpoint keywords every model-driven factory takes (the llm proposer's,
+        the llm agent's), over an [llm] table in `llm_config_file` and the RST_LLM_* variables."""
+        return cls.from_sources(
+            Path(llm_config_file) if llm_config_file else None,
+            None,
+            model=model,
+            base_url=base_url,
+            cache_dir=Path(cache_dir) if cache_dir else None,
+        )
+
 
 def _read_table(path: Path) -> dict[str, Any]:
     try:

@@ -1,15 +1,14 @@
-"""One trial: a fresh container, optionally a solution, then the verifier; as Harbor runs it (the
-harness does each part)."""
+"""One trial: in a fresh container (`harness.open_task`), optionally a solution, then the verifier; as
+Harbor runs it (the harness does each part)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
-from rst_synth.harness import open_task, run_solution, stage, verify
-from rst_synth.sandbox import Container, ExecResult, FileState, Sandbox, file_state
+from rst_synth.harness import run_solution, stage, verify
+from rst_synth.sandbox import Container, ExecResult, FileState, file_state
 from rst_synth.sandbox.base import Breach
-from rst_synth.task import Task
 
 StatesWanted = Literal["none", "after", "both"]
 """Which file states a trial records around the solution (sandbox/listing.py)."""
@@ -47,31 +46,6 @@ class TrialOutcome:
         if self.verify is not None:
             parts.append("--- test.sh ---\n" + self.verify.tail(chars // 2))
         return "\n".join(parts)
-
-
-async def run_trial(
-    sandbox: Sandbox,
-    task: Task,
-    image: str,
-    *,
-    solution: dict[str, bytes] | None,
-    tests: dict[str, bytes],
-    solve_timeout: float,
-    verify_timeout: float,
-    trace: bool = False,
-    states: StatesWanted = "none",
-) -> TrialOutcome:
-    """Run `solution` (if any) then `tests` in a fresh container of `task`'s `image` and read the reward."""
-    async with open_task(sandbox, task, image=image, staged=False) as box:
-        return await trial_in(
-            box,
-            solution=solution,
-            tests=tests,
-            solve_timeout=solve_timeout,
-            verify_timeout=verify_timeout,
-            trace=trace,
-            states=states,
-        )
 
 
 async def trial_in(

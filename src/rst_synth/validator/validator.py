@@ -35,7 +35,7 @@ from rst_synth.validator.quality import (
     without_step,
 )
 from rst_synth.validator.static import static_check
-from rst_synth.validator.trial import StatesWanted, TrialOutcome, run_trial, trial_in
+from rst_synth.validator.trial import StatesWanted, TrialOutcome, trial_in
 
 
 class ValidatorConfig(BaseModel):
@@ -157,29 +157,17 @@ class Validator:
         kept: _Kept | None = None,
     ) -> TrialOutcome:
         """One trial in a fresh container; with `kept`, the container stays open after it."""
-        tests = task.files_under(TaskPaths.TESTS_DIR)
-        solve_timeout = task.config.agent.timeout_sec or self.config.default_solve_timeout_sec
-        verify_timeout = task.config.verifier.timeout_sec
-        async with self._slots:
-            if kept is None:
-                return await run_trial(
-                    self.sandbox,
-                    task,
-                    image,
-                    solution=solution,
-                    tests=tests,
-                    solve_timeout=solve_timeout,
-                    verify_timeout=verify_timeout,
-                    trace=trace,
-                    states=states,
-                )
-            kept.box = await kept.stack.enter_async_context(open_task(self.sandbox, task, image=image, staged=False))
+        async with self._slots, AsyncExitStack() as own:
+            stack = kept.stack if kept is not None else own
+            box = await stack.enter_async_context(open_task(self.sandbox, task, image=image, staged=False))
+            if kept is not None:
+                kept.box = box
             return await trial_in(
-                kept.box,
+                box,
                 solution=solution,
-                tests=tests,
-                solve_timeout=solve_timeout,
-                verify_timeout=verify_timeout,
+                tests=task.files_under(TaskPaths.TESTS_DIR),
+                solve_timeout=task.config.agent.timeout_sec or self.config.default_solve_timeout_sec,
+                verify_timeout=task.config.verifier.timeout_sec,
                 trace=trace,
                 states=states,
             )

@@ -363,11 +363,5 @@ def make_llm_proposer(
     except ValidationError as exc:
         raise ValueError(f"llm proposer: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
     if llm is None and llm_config is None:
-        llm_config = LLMConfig.from_sources(
-            Path(llm_config_file) if llm_config_file else None,
-            None,
-            model=model,
-            base_url=base_url,
-            cache_dir=Path(cache_dir) if cache_dir else None,
-        )
+        llm_config = LLMConfig.of_endpoint(model, base_url, llm_config_file, cache_dir)
     return LLMProposer(discovery, llm, config, llm_config)
