@@ -3,18 +3,19 @@ operator computes any more, and the arithmetic that means something still applie
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from rst_synth.proposers.artifacts import Artifact, classify
+from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.columns import Column, Role, Use, column_roles, is_summary, role_of, words
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import OPERATORS
+from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators import text_tool_ops, workflow
-from rst_synth.proposers.procedural.operators.sqlite_table_ops import _summary_choices
 from rst_synth.proposers.procedural.operators.roles import csv_fitting, table_fitting
+from rst_synth.proposers.procedural.operators.sqlite_table_ops import _summary_choices
 from rst_synth.proposers.procedural.proposer import domain_artifacts, looks_report
 
 CSV_ARITHMETIC = (
@@ -181,3 +182,15 @@ def test_every_arithmetic_operator_declares_its_uses_and_keeps_to_them() -> None
     )
     for name in sorted(declared):
         assert not OPERATORS[name].can_use(nothing, found(nothing)), name
+
+
+def test_summaries_a_step_writes_are_end_results() -> None:
+    """Group totals and a reconciliation write one row per key: no later step takes them as a feed or a batch."""
+    ledger = table(
+        "account,region,amount\n" + "".join(f"a{i},{('north', 'south')[i % 2]},{i * 3 + 1}.25\n" for i in range(10)),
+        "/app/out/ledger.csv",
+    )
+    ctx = StepContext(discovery=found(ledger), rng=random.Random(1), tag="r1s1")
+    for name in ("csv-group-totals", "csv-reconcile-sources"):
+        step = OPERATORS[name].build(ledger, ctx)
+        assert all(a.end_result for a in step.produces if a.kind is Kind.CSV), name

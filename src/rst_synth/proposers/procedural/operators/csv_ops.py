@@ -98,6 +98,7 @@ def test_{ctx.tag}_order():
         produced = Artifact(
             path=out,
             kind=Kind.CSV,
+            end_result=True,  # one row per group: a summary, never a batch or a source to group again
             details={"header": [group, total], "numeric": [total], "categorical": [], "rows": None, "delimiter": ","},
         )
         return Step(

@@ -162,6 +162,7 @@ def test_{ctx.tag}_reconciled_by_the_rules():
         produced = Artifact(
             path=out,
             kind=Kind.CSV,
+            end_result=True,  # the reconciled figures per key: a summary, never a feed format or a batch
             details={
                 "header": [group, value, "source"],
                 "numeric": [value],
