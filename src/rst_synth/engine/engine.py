@@ -22,6 +22,7 @@ from rst_synth.engine.checks import CandidateCheck, NoveltyCheck, SolvableCheck
 from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.frontier import frontier
 from rst_synth.engine.novelty import NoveltyIndex
+from rst_synth.evaluation.runner import attempt_row
 from rst_synth.evaluation.solver import Judgement, Solver
 from rst_synth.executors import Executor
 from rst_synth.progress import Quiet
@@ -213,22 +214,10 @@ class Engine:
         round shows in `rst stats` and `rst report` as for `rst eval`."""
         if judgement is None:
             return []
+        rate, root = judgement.rate, self.paths.root
         return [
-            AgentAttemptRow(
-                eval_id=judgement.eval_id,
-                task=task_id,
-                round=round_,
-                attempt=a.result.attempt,
-                reward=a.result.reward,
-                ended=a.result.ended,
-                steps=a.result.steps,
-                tokens_in=a.result.tokens_in,
-                tokens_out=a.result.tokens_out,
-                cost_usd=a.result.cost_usd,
-                seconds=a.result.seconds,
-                path=os.path.relpath(a.path, self.paths.root),
-                agent=judgement.rate.agent,
-                model=judgement.rate.model,
+            attempt_row(
+                a.result, judgement.eval_id, task_id, round_, os.path.relpath(a.path, root), rate.agent, rate.model
             )
             for a in judgement.attempts
         ]

@@ -51,6 +51,30 @@ def eval_id(agent: str, model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
 
 
+def attempt_row(
+    result: AttemptResult, eval_name: str, task: str, round_: int, path: str, agent: str | None, model: str | None
+) -> AgentAttemptRow:
+    """A finished attempt as the store keeps it (`agent_attempts`), for `rst eval` and the solver alike:
+    `task` is its key in the store, `path` its folder relative to the store's."""
+    return AgentAttemptRow(
+        eval_id=eval_name,
+        task=task,
+        round=round_,
+        attempt=result.attempt,
+        reward=result.reward,
+        ended=result.ended,
+        steps=result.steps,
+        tokens_in=result.tokens_in,
+        tokens_out=result.tokens_out,
+        cost_usd=result.cost_usd,
+        seconds=result.seconds,
+        path=path,
+        agent=agent,
+        model=model,
+        step_rewards=result.step_rewards,
+    )
+
+
 class EvalProgress(Protocol):
     def attempt_finished(self, result: AttemptResult) -> None: ...
 
@@ -117,25 +141,9 @@ async def run_eval(
                     steps=0,
                     verifier_output=str(exc)[:2000],
                 )
-            store.record_agent_attempt(
-                AgentAttemptRow(
-                    eval_id=eval_name,
-                    task=item.key,
-                    round=item.round,
-                    attempt=attempt,
-                    reward=result.reward,
-                    ended=result.ended,
-                    steps=result.steps,
-                    tokens_in=result.tokens_in,
-                    tokens_out=result.tokens_out,
-                    cost_usd=result.cost_usd,
-                    seconds=result.seconds,
-                    path=str(target.relative_to(root)),
-                    agent=agent.name,
-                    model=agent.model or None,
-                    step_rewards=result.step_rewards,
-                )
-            )
+            path = str(target.relative_to(root))
+            row = attempt_row(result, eval_name, item.key, item.round, path, agent.name, agent.model or None)
+            store.record_agent_attempt(row)
             progress.attempt_finished(result)
 
     await asyncio.gather(
