@@ -137,7 +137,9 @@ def classify(path: str, content: bytes, executable: bool = False) -> tuple[Kind,
     config = _config_details(suffix, text)
     if config is not None:
         return Kind.CONFIG, config, sample
-    return Kind.TEXT, {"lines": len(text.splitlines())}, sample
+    lines = {"lines": len(text.splitlines())}
+    jsonl = _jsonl_details(text) if suffix in (".jsonl", ".ndjson") else None
+    return Kind.TEXT, {**lines, **(jsonl or {})}, sample
 
 
 _MAKE_RULE = re.compile(r"^[^\s:#=]+\.o\s*:", re.MULTILINE)
@@ -186,17 +188,7 @@ def _json_details(text: str) -> dict[str, Any] | None:
     if isinstance(data, list):
         records = [d for d in data if isinstance(d, dict)]
         if records and len(records) == len(data):
-            keys = sorted(set.intersection(*(set(d) for d in records)))
-            scalar = [k for k in keys if all(isinstance(d[k], (str, int, float, bool)) for d in records)]
-            cells = [[_cell(d[k]) for k in scalar] for d in records]
-            return {
-                "type": "records",
-                "length": len(data),
-                "keys": keys,
-                "numeric_keys": [k for k in keys if all(_is_num(d[k]) for d in records)],
-                "string_keys": [k for k in keys if all(isinstance(d[k], str) for d in records)],
-                "columns": columns_json(column_roles(scalar, cells)),
-            }
+            return {"type": "records", "length": len(data), **_records_details(records)}
         return {"type": "array", "length": len(data)}
     if isinstance(data, dict):
         return {
@@ -206,6 +198,35 @@ def _json_details(text: str) -> dict[str, Any] | None:
             "string_keys": sorted(k for k, v in data.items() if isinstance(v, str)),
         }
     return {"type": "scalar"}
+
+
+def _records_details(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The keys every record shares, which of them hold numbers or strings, and their columns' roles."""
+    keys = sorted(set.intersection(*(set(d) for d in records)))
+    scalar = [k for k in keys if all(isinstance(d[k], (str, int, float, bool)) for d in records)]
+    cells = [[_cell(d[k]) for k in scalar] for d in records]
+    return {
+        "keys": keys,
+        "numeric_keys": [k for k in keys if all(_is_num(d[k]) for d in records)],
+        "string_keys": [k for k in keys if all(isinstance(d[k], str) for d in records)],
+        "columns": columns_json(column_roles(scalar, cells)),
+    }
+
+
+def _jsonl_details(text: str) -> dict[str, Any] | None:
+    """JSON Lines records (one object per line): a log of events is data to group, not prose."""
+    records = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(record, dict):
+            return None
+        records.append(record)
+    return {"format": "jsonl", "records": len(records), **_records_details(records)} if records else None
 
 
 def _cell(value: object) -> str:

@@ -25,6 +25,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     json_config_ops,
     json_patch_ops,
     json_schema_ops,
+    jsonl_ops,
     kv_client_ops,
     library_ops,
     log_ops,
