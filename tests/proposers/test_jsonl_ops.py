@@ -70,3 +70,29 @@ def test_the_tests_pass_on_the_report_and_fail_on_a_wrong_or_partial_one(tmp_pat
     out.write_text("\n".join([rows[0], ",".join(first), *rows[2:]]) + "\n")
     with pytest.raises(AssertionError):
         local.run_tests(tmp_path / "wrong", only="header")
+
+
+def build_tool(seed: int = 2) -> Step:
+    discovery = Discovery(workdir="/app", artifacts=[artifact()], tools=["python3"])
+    tool_op = OPERATORS["jsonl-rollup-tool"]
+    return tool_op.build(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r2s1"))
+
+
+def test_the_rollup_tool_passes_its_tests_and_they_catch_a_tool_that_chokes_on_bad_lines(tmp_path: Path) -> None:
+    step = build_tool()
+    local = LocalStep(step, tmp_path)
+    local.put(PATH, EVENTS)
+    local.path("/app/derived").mkdir(parents=True)
+    local.solve()
+    assert len(local.run_tests(tmp_path / "t")) == 3
+    tool = next(local.path(p.path) for p in step.produces if p.kind is Kind.EXECUTABLE)
+    source = tool.read_text()
+    tool.write_text(
+        source.replace("except ValueError:\n            event = None", "except KeyError:\n            pass")
+    )
+    assert tool.read_text() != source
+    with pytest.raises(AssertionError):  # the tool now dies on `{not json` (a JSONDecodeError, exit status 1)
+        local.run_tests(tmp_path / "strict", only="fresh")
+    tool.write_text(source.replace("decimal.ROUND_HALF_UP", "decimal.ROUND_HALF_EVEN"))
+    with pytest.raises(AssertionError):  # banker's rounding differs on a generated half cent
+        local.run_tests(tmp_path / "even", only="fresh")
