@@ -29,12 +29,12 @@ if [ "${RST_SKIP_PIP:-0}" != 1 ] && [ ! -x "$venv_python" ]; then
   exit 1
 fi
 
-# 1. The test, dev and ray extras (pytest, hypothesis, ruff, mypy, import-linter, Ray). The stamp is
+# 1. The test, dev and ray extras (pytest, pytest-xdist, hypothesis, ruff, mypy, import-linter, Ray). The stamp is
 #    written after a successful install; they are reinstalled when pyproject.toml changes.
 test_stamp="$venv/.rst-test-stamp"
 tests_current() {
   [ -f "$test_stamp" ] && [ ! "$here/pyproject.toml" -nt "$test_stamp" ] || return 1
-  "$venv_python" -c 'import pytest, hypothesis, mypy, ruff, importlinter, ray' 2>/dev/null
+  "$venv_python" -c 'import pytest, xdist, hypothesis, mypy, ruff, importlinter, ray' 2>/dev/null
 }
 if [ "${RST_SKIP_PIP:-0}" != 1 ] && ! tests_current; then
   say "installing the test, dev and ray extras into .venv"

@@ -5,7 +5,9 @@
 # Arguments go to pytest; its exit status is this script's.
 #
 # Environment:
-#   RST_SKIP_LINT=1   skip ruff, mypy and lint-imports (quick local runs; CI runs every stage)
+#   RST_SKIP_LINT=1      skip ruff, mypy and lint-imports (quick local runs; CI runs every stage)
+#   RST_TEST_WORKERS=N   pytest processes (default 2: most of a Docker test is waiting on the engine, so
+#                        two share the machine's cores well; each labels its own containers)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -31,5 +33,7 @@ else
   .venv/bin/lint-imports --no-cache --no-logo
 fi
 
-stage "tests: pytest -q --durations=20${*:+ $*}"
-exec "$py" -m pytest -q --durations=20 "$@"
+workers="${RST_TEST_WORKERS:-2}"
+# A file's tests stay in one process: module fixtures (a Ray cluster, a synthesized run) are made once.
+stage "tests: pytest -q --durations=20 -n $workers --dist loadfile${*:+ $*}"
+exec "$py" -m pytest -q --durations=20 -n "$workers" --dist loadfile "$@"
