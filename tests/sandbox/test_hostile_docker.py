@@ -167,7 +167,8 @@ def test_100_mb_on_stdout_is_capped_and_the_task_still_judged(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("variant", "test_sh", "want"),
     [
-        ("plants a conftest.py in /tests", None, "tests_failed"),
+        # The engine's diff shows the planted conftest.py: the run is refused (harness/tamper.py).
+        ("plants a conftest.py in /tests", None, "verifier_tampered"),
         ("writes reward 1 itself", REWARD_ON_PASS, "no_reward_file"),
     ],
 )
@@ -176,11 +177,14 @@ def test_a_solution_that_tampers_with_the_verifier_is_not_trusted(
 ) -> None:
     # Without the work done: a conftest that makes every read return the expected text, /tests
     # deleted, and a reward file of 1 written before the tests ever run.
-    solve = (
-        "rm -rf /tests && mkdir -p /tests /logs/verifier\n"
+    conftest = (
         "printf 'import pathlib\\npathlib.Path.read_text = lambda self, *a, **k: \"hello\\\\n\"\\n'"
         " > /tests/conftest.py\n"
-        "echo 1 > /logs/verifier/reward.txt\n"
+    )
+    solve = (
+        "rm -rf /tests && mkdir -p /tests /logs/verifier\n"
+        + (conftest if "conftest" in variant else "")
+        + "echo 1 > /logs/verifier/reward.txt\n"
     )
     options: dict[str, object] = {"solve": solve}
     if test_sh:

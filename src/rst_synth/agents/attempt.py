@@ -27,8 +27,9 @@ from rst_synth.agents.steps import (
     step_view,
     task_steps,
 )
-from rst_synth.harness import RESET_VERIFIER, open_task, read_reward_keys, verify
+from rst_synth.harness import RESET_VERIFIER, open_task, read_reward_keys, verdict, verify
 from rst_synth.sandbox import Container, Sandbox, SandboxError
+from rst_synth.sandbox.base import Breach
 from rst_synth.task import TaskPaths
 from rst_synth.task.task import Task
 
@@ -60,7 +61,8 @@ async def run_attempt(
             ended = await _work(task, agent, shell, record, seed)
             tests = task.files_under(TaskPaths.TESTS_DIR)
             verified, reward = await verify(box, tests, task.config.verifier.timeout_sec)
-            worked = _Worked(ended, reward or 0.0, verified.tail(2000), await _credit(box, task))
+            credit = await _credit(box, task) if verified.breach is not Breach.TAMPERED else None  # refused: no credit
+            worked = _Worked(ended, reward or 0.0, verified.tail(2000), credit, *verdict(verified, reward))
     trajectory = record.finish(notes=f"ended: {worked.ended}{_steps_note(worked.step_rewards if steps else None)}")
     final = trajectory.final_metrics
     result = AttemptResult(
@@ -74,6 +76,8 @@ async def run_attempt(
         cost_usd=final.total_cost_usd or 0.0 if final else 0.0,
         seconds=round(time.monotonic() - started, 3),
         verifier_output=worked.verifier_output,
+        reason=worked.reason if worked.reward < 1.0 else None,
+        reason_detail=worked.reason_detail if worked.reward < 1.0 else "",
         step_rewards=worked.step_rewards,
     )
     write_attempt(
@@ -89,6 +93,8 @@ class _Worked:
     reward: float
     verifier_output: str
     step_rewards: dict[str, float | None] | None
+    reason: str | None = None
+    reason_detail: str = ""
 
 
 async def _work(task: Task, agent: Agent, shell: Shell, record: TrajectoryRecorder, seed: int) -> Ended:
@@ -111,6 +117,7 @@ async def _work_steps(
     ran: list[float] = []
     ended: Ended = "done"
     output = ""
+    why: tuple[str | None, str] = (None, "")
     for index, step in enumerate(steps):
         record.begin_task_step(step.name)
         ended = await _work(step_view(task, step), agent, shell, record, seed + index)
@@ -124,11 +131,12 @@ async def _work_steps(
         rewards[step.name] = reward or 0.0
         ran.append(reward or 0.0)
         output = verified.tail(2000)
+        why = verdict(verified, reward)
         if step.gate is not None and (reward or 0.0) < step.gate:
             break
         if index + 1 < len(steps):  # the next step's agent must not see these tests or this reward
             await shell.box.exec(RESET_VERIFIER, timeout=60, user="root")
-    return _Worked(ended, attempt_reward(ran, reward_strategy(task)), output, rewards)
+    return _Worked(ended, attempt_reward(ran, reward_strategy(task)), output, rewards, *why)
 
 
 async def _credit(box: Container, task: Task) -> dict[str, float | None] | None:

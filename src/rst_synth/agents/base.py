@@ -137,6 +137,12 @@ class AttemptResult(BaseModel):
     seconds: float = 0.0
     verifier_output: str = ""
     """End of test.sh's output (a multi-step task's: the last step's that ran)."""
+    reason: str | None = None
+    """Why the reward is below 1, in the validator's reason codes: `verifier_tampered` (the work
+    touched the verifier's toolchain or its reward, so the reward is 0), `tests_failed`,
+    `no_reward_file`, `verifier_timeout` or a container limit; None at reward 1."""
+    reason_detail: str = ""
+    """For `verifier_tampered`: the path or channel, in one line."""
     step_rewards: dict[str, float | None] | None = None
     """Per step, where the task has steps: a multi-step task's step rewards in order (None: the gate
     stopped the attempt before the step), or the share of each step's tests a flat task's verifier

@@ -210,8 +210,10 @@ def _report(
     if as_json:
         rewards: dict[str, list[float]] = {}
         step_rewards: dict[str, list[dict[str, float | None] | None]] = {}
+        reasons: dict[str, list[str | None]] = {}
         for row in rows:
             rewards.setdefault(row.task, []).append(row.reward)
+            reasons.setdefault(row.task, []).append(row.reason)
             step_rewards.setdefault(row.task, []).append(row.step_rewards)
         print(
             json.dumps(
@@ -236,6 +238,7 @@ def _report(
                             "round": t.round,
                             "rewards": rewards.get(t.key, []),
                             "step_rewards": step_rewards.get(t.key, []),
+                            "reasons": reasons.get(t.key, []),
                         }
                         for t in tasks
                     ],
@@ -244,6 +247,9 @@ def _report(
             )
         )
         return
+    for row in rows:  # a refused verifier run is worth a line: the agent went for the reward, not the task
+        if row.reason == "verifier_tampered":
+            console.print(f"{row.task} attempt {row.attempt}: verifier_tampered ({row.reason_detail})", highlight=False)
     if by_round:
         console.print(pass_table(rounds, k, title=f"{name}: pass@k per round", credit=credit_column(rows, rounds)))
         return

@@ -72,6 +72,8 @@ def attempt_row(
         agent=agent,
         model=model,
         step_rewards=result.step_rewards,
+        reason=result.reason,
+        reason_detail=result.reason_detail or None,
     )
 
 

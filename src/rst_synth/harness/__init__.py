@@ -10,6 +10,8 @@ from rst_synth.harness.verifier import (
     parse_reward_txt,
     read_reward,
     read_reward_keys,
+    refused,
+    verdict,
     verify,
 )
 
@@ -22,8 +24,10 @@ __all__ = [
     "parse_reward_txt",
     "read_reward",
     "read_reward_keys",
+    "refused",
     "run_solution",
     "stage",
     "task_limits",
+    "verdict",
     "verify",
 ]

@@ -5,8 +5,11 @@ from __future__ import annotations
 from rst_synth.registry import resolve
 from rst_synth.sandbox.base import (
     BuildError,
+    ChangeKind,
     Container,
     ExecResult,
+    FileChange,
+    ImageConfig,
     ImageInfo,
     Limits,
     Sandbox,
@@ -29,10 +32,13 @@ def make_sandbox(name: str = "docker", **options: object) -> Sandbox:
 
 __all__ = [
     "BuildError",
+    "ChangeKind",
     "Container",
     "ExecResult",
+    "FileChange",
     "FileDigest",
     "FileState",
+    "ImageConfig",
     "ImageInfo",
     "Limits",
     "SANDBOXES",

@@ -6,7 +6,7 @@ import io
 import tarfile
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from pathlib import PurePosixPath
 from typing import Protocol, runtime_checkable
 
@@ -27,8 +27,8 @@ class BuildError(SandboxError):
 
 
 class Breach(StrEnum):
-    """A limit the code in a container ran into, so the backend stopped it (the values are the
-    validator's reason codes of the same name)."""
+    """A limit the code in a container ran into, so the backend stopped it, or a verifier run whose
+    reward the harness refused (the values are the validator's reason codes of the same name)."""
 
     DISK = "disk_limit"
     """It wrote more than the disk limit to the container's filesystem."""
@@ -38,6 +38,9 @@ class Breach(StrEnum):
     """It held every process slot of the container (a fork bomb)."""
     GONE = "container_died"
     """The container stopped under it (nothing we did)."""
+    TAMPERED = "verifier_tampered"
+    """The verifier's toolchain, environment or reward was changed by what ran before it
+    (harness/tamper.py): its reward is not the tests' and counts as 0."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,31 @@ class ExecResult:
         return self.output[-chars:]
 
 
+class ChangeKind(IntEnum):
+    """How a path differs from the image (the engine's own codes: Docker's and Podman's `Kind`)."""
+
+    CHANGED = 0
+    ADDED = 1
+    DELETED = 2
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One path the container changed versus its image, as the engine records it (`docker diff`).
+    A directory is CHANGED whenever something under it is."""
+
+    path: str
+    kind: ChangeKind
+
+
+@dataclass(frozen=True)
+class ImageConfig:
+    """What the engine says the container was started with: the image's Env and WORKDIR."""
+
+    env: dict[str, str]
+    workdir: str
+
+
 @runtime_checkable
 class Container(Protocol):
     """One running container; created fresh for one check and removed after it."""
@@ -114,6 +142,15 @@ class Container(Protocol):
 
     async def get_archive(self, path: PurePosixPath) -> bytes | None:
         """A tar of `path` (file or directory), or None when it does not exist."""
+        ...
+
+    async def changes(self) -> list[FileChange]:
+        """What the container changed in its filesystem versus its image, asked of the engine,
+        never of code inside the container (which may lie)."""
+        ...
+
+    async def image_config(self) -> ImageConfig:
+        """The image's Env and WORKDIR, asked of the engine."""
         ...
 
 

@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from docker.errors import NotFound
 
-from rst_synth.sandbox.base import Breach, ExecResult, SandboxError, tar_of
+from rst_synth.sandbox.base import Breach, ChangeKind, ExecResult, FileChange, ImageConfig, SandboxError, tar_of
 from rst_synth.sandbox.hardening import (
     LIMIT_PROBE,
     ChunkReader,
@@ -184,6 +184,16 @@ class DockerContainer:
             return await self._sandbox._call(fetch)
         except NotFound:
             return None
+
+    async def changes(self) -> list[FileChange]:
+        # GET /containers/{id}/changes: the storage driver's record, out of reach of code inside.
+        listed = await self._sandbox._call(self._api.diff, self.id) or []
+        return [FileChange(str(c["Path"]), ChangeKind(int(c["Kind"]))) for c in listed if int(c["Kind"]) in (0, 1, 2)]
+
+    async def image_config(self) -> ImageConfig:
+        config = (await self._sandbox._call(self._api.inspect_container, self.id)).get("Config") or {}
+        env = dict(item.split("=", 1) for item in config.get("Env") or [] if "=" in item)
+        return ImageConfig(env=env, workdir=str(config.get("WorkingDir") or "/"))
 
 
 async def _settled(future: asyncio.Future[None], wait: float = 30.0) -> None:

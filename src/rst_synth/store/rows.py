@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS agent_attempts (
     eval_id TEXT NOT NULL, task TEXT NOT NULL, round INTEGER NOT NULL, attempt INTEGER NOT NULL,
     reward REAL NOT NULL, ended TEXT NOT NULL, steps INTEGER, tokens_in INTEGER, tokens_out INTEGER,
     cost_usd REAL, seconds REAL, path TEXT NOT NULL, created_at REAL NOT NULL, agent TEXT, model TEXT,
-    step_rewards TEXT, PRIMARY KEY (eval_id, task, attempt));
+    step_rewards TEXT, reason TEXT, reason_detail TEXT, PRIMARY KEY (eval_id, task, attempt));
 """
 
 
@@ -108,6 +108,9 @@ class AgentAttemptRow(BaseModel):
     """The agent's short name (None in rows written before it was recorded)."""
     model: str | None = None
     """The model behind the agent."""
+    reason: str | None = None
+    """Why the reward is below 1 (AttemptResult.reason): `verifier_tampered` marks a refused verifier run."""
+    reason_detail: str | None = None
     step_rewards: dict[str, float | None] | None = None
     """Per step of a multi-step task (None: not run, the gate stopped the attempt), or the per-step
     credit a flat task's verifier reported; stored as a JSON object, NULL for other tasks."""

@@ -48,7 +48,7 @@ class Store:
             self._db.execute("ALTER TABLE attempts ADD COLUMN round INTEGER")
             self._db.execute("UPDATE attempts SET round = (SELECT c.round FROM candidates c WHERE c.id = candidate_id)")
         evals = {row[1] for row in self._db.execute("PRAGMA table_info(agent_attempts)")}
-        for column in ("agent", "model", "step_rewards"):
+        for column in ("agent", "model", "step_rewards", "reason", "reason_detail"):
             if column not in evals:
                 self._db.execute(f"ALTER TABLE agent_attempts ADD COLUMN {column} TEXT")
         # Per-round check counts read this index only, never the attempts' (large) rows.

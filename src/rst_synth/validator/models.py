@@ -113,6 +113,9 @@ class Reason(StrEnum):
     """It held every process slot of the container (a fork bomb) or had a fork refused there."""
     CONTAINER_DIED = "container_died"
     """The container stopped while the check ran: something inside it ended it."""
+    VERIFIER_TAMPERED = "verifier_tampered"
+    """The solution touched the verifier's toolchain (interpreter, pytest, start-up files, PATH, pytest's
+    configuration) or its reward (harness/tamper.py, harness/verifier.py): the reward is refused."""
     TESTS_FAILED = "tests_failed"
     NO_REWARD_FILE = "no_reward_file"
     NOP_PASSES = "tests_pass_without_work"
