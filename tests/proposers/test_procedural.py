@@ -90,3 +90,32 @@ def test_two_generation_chain_grows_and_each_child_is_accepted() -> None:
     assert last.config.metadata.lineage.round == 2
     assert reports[0].figures.solution_lines < reports[1].figures.solution_lines
     assert len([f for f in last.files if f.startswith(f"{TaskPaths.TESTS_DIR}/test_step_")]) >= 2
+
+
+def test_a_repair_replaces_the_step_that_wrote_the_refused_output() -> None:
+    from rst_synth.proposers.procedural.proposer import _steps_writing
+    from rst_synth.task import StepRecord
+
+    solve = "setup\nmkdir -p /app/bin\ncat > /app/bin/a_next_runs\nsort /app/x.csv > /app/x_sorted.csv\n"
+    added = [
+        StepRecord(
+            name="cron-next-runs",
+            tag="r3s1",
+            consumes=["/etc/cron.d/a"],
+            solution_lines=(2, 3),
+            instruction_lines=(1, 1),
+            test_module="tests/test_step_r3s1.py",
+        ),
+        StepRecord(
+            name="csv-sort",
+            tag="r3s2",
+            consumes=["/app/x.csv"],
+            solution_lines=(4, 4),
+            instruction_lines=(2, 2),
+            test_module="tests/test_step_r3s2.py",
+        ),
+    ]
+    redundant = "/app/bin/a_next_runs has the same content as /app/bin/b_next_runs, present after the parent's solution"
+    assert _steps_writing(solve, added, redundant) == ["cron-next-runs"]
+    assert _steps_writing(solve, added, "/app/x_sorted.csv: a header and no rows") == ["csv-sort"]
+    assert _steps_writing(solve, added, "no path here") == []

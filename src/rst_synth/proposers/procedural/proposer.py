@@ -17,11 +17,22 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext
 from rst_synth.proposers.procedural.operators.roles import csv_columns
 from rst_synth.proposers.procedural.operators.workflow import work_root
 from rst_synth.proposers.procedural.verify import output_checks
-from rst_synth.task import HistoryStep, Task
+from rst_synth.task import HistoryStep, StepRecord, Task
 from rst_synth.validator import Reason, ValidationReport
 
 NAME = "procedural"
 _FAILED_STEP = re.compile(r"test_step_(r\d+s\d+)\.py")
+_FIRST_PATH = re.compile(r"(/[^\s,:;'\"`]+)")
+
+
+def _steps_writing(solve_sh: str, added: list[StepRecord], detail: str) -> list[str]:
+    """The added steps whose part of solve.sh names the first path of a check's detail (a quality check
+    names the output it refused: a redundant or degenerate file), so a repair replaces that step."""
+    found = _FIRST_PATH.search(detail)
+    if found is None:
+        return []
+    lines = solve_sh.splitlines()
+    return [r.name for r in added if found.group(1) in "\n".join(lines[r.solution_lines[0] - 1 : r.solution_lines[1]])]
 
 
 class ProceduralConfig(BaseModel):
@@ -68,7 +79,10 @@ class ProceduralProposer:
         failure = report.first_failure
         tags = set(_FAILED_STEP.findall(failure.output_tail if failure else ""))
         lineage = rejected.task.config.metadata.lineage
-        failed = [record.name for record in (lineage.added if lineage else []) if record.tag in tags]
+        added = lineage.added if lineage else []
+        failed = [record.name for record in added if record.tag in tags]
+        if not failed and failure is not None:
+            failed = _steps_writing(rejected.task.solve_sh, added, failure.detail)
         exclude = set(failed or rejected.steps[-1:])
         return await self._propose(parent, seed=rejected.seed * 1000 + attempt, exclude=exclude)
 

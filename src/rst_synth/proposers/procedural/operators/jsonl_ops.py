@@ -164,6 +164,7 @@ class JsonlRollupTool(Operator):
     """A reusable tool that rolls up any JSON Lines event log by a category, tolerant of bad lines."""
 
     name = "jsonl-rollup-tool"
+    once = True  # the tool is the same program whatever the log: a second step would copy it
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.TEXT,)
     tools = ("python3",)

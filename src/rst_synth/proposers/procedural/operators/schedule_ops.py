@@ -219,6 +219,7 @@ class CronNextRuns(Operator):
     """A tool that lists the next runs of a cron schedule, run on the schedule the workflow installed."""
 
     name = "cron-next-runs"
+    once = True  # the tool is the same program whatever the schedule: a second step would copy it
     final = True  # its outputs are reports: in a later round a step on them would be statistics of a report
     kinds = (Kind.TEXT,)
     tools = ("python3",)
