@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -68,6 +70,9 @@ class RayCluster:
         return f"{HOST}:{self.port}"
 
     token: str = field(default_factory=lambda: uuid.uuid4().hex * 2)
+    temp: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp")))
+    """Ray's session folder: its sockets' paths must stay under 108 bytes, which a pytest temp folder
+    (with a worker's `popen-gwN/` in it) does not."""
 
     def driver_env(self) -> dict[str, str]:
         """For a driver (`rst ... --executor ray`) and every node: this cluster's own auth token, so
@@ -83,7 +88,7 @@ class RayCluster:
             "--num-cpus=1",
             f"--resources={json.dumps({SLOTS: node.slots})}",
             "--object-store-memory=80000000",
-            f"--temp-dir={self.root / 'ray'}",
+            f"--temp-dir={self.temp}",
             f"--dashboard-agent-listen-port={free_port()}",
             f"--dashboard-agent-grpc-port={free_port()}",
             f"--runtime-env-agent-port={free_port()}",
@@ -149,5 +154,6 @@ class RayCluster:
             for name in reversed(list(self.nodes)):
                 self.kill(name)
             if not any(node.processes for node in self.nodes.values()):
-                return
+                break
             time.sleep(1)
+        shutil.rmtree(self.temp, ignore_errors=True)
