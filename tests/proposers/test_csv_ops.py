@@ -50,7 +50,7 @@ def test_build_is_deterministic() -> None:
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("operator", ["csv-group-totals", "csv-to-json-records"])
+@pytest.mark.parametrize("operator", ["csv-group-totals", "csv-to-json-records", "csv-crosstab"])
 def test_child_accepted_and_new_checks_fail_on_parent(tmp_path, operator: str) -> None:
     proposal, report = extend_with(operator, parent_task(tmp_path, PARENT_SOLVE))
     assert_accepted(proposal, report, operator)

@@ -10,6 +10,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     contacts_ops,
     coverage_ops,
     cron_overlap_ops,
+    crosstab_ops,
     csv_ops,
     data_file_ops,
     data_ops,
