@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
-from rst_synth.proposers.columns import Use
+from rst_synth.proposers.columns import Role, Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import delimiter_name, slug
@@ -18,7 +18,9 @@ def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
     columns = csv_columns(artifact)
     groups = csv_fitting(artifact, Use.GROUP)
     narrow = [g for g in groups if columns[g].distinct <= MAX_COLUMN_VALUES]
-    return [(r, c) for r in groups for c in narrow if r != c]
+    # Rows by a true category (a team, a region): a cross of flags and codes alone counts nothing anyone asked.
+    named = [g for g in groups if columns[g].role is Role.CATEGORY]
+    return [(r, c) for r in named for c in narrow if r != c]
 
 
 @register
