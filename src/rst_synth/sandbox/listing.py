@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rst_synth.sandbox.base import Container
+from rst_synth.sandbox.base import Container, SandboxError
 
 SCAN_ROOTS = (
     "/app",
@@ -105,8 +105,12 @@ def parse_state(text: str) -> FileState:
     return {path: FileDigest(size, hashes[path]) for path, size in sizes.items() if path in hashes}
 
 
-async def file_state(box: Container, *, timeout: float = 120.0) -> FileState:
+async def file_state(box: Container, *, timeout: float = 300.0) -> FileState:
     """The size and sha256 of every file under the scan roots that the image's user can read: the
     user solutions run as, so every file a solution writes. (Root is no better: in a container whose
-    USER is another, root's commands run without capabilities.)"""
-    return parse_state((await box.exec(state_command(), timeout=timeout)).output)
+    USER is another, root's commands run without capabilities.) A scan cut short raises: half a state
+    would make every file it missed look new to the quality checks."""
+    result = await box.exec(state_command(), timeout=timeout)
+    if result.timed_out or result.breach is not None:
+        raise SandboxError(f"listing the container's files did not finish: {result.detail or 'out of time'}")
+    return parse_state(result.output)
