@@ -86,7 +86,7 @@ class LocalStep:
         saved = os.environ["PATH"]
         os.environ["PATH"] = self.env["PATH"]
         try:
-            for name, test in self.tests().items():
+            for name, test in list(self.tests().items()):
                 if not (name.startswith("test_") and callable(test) and only in name):
                     continue
                 _call(test, tmp / name)
