@@ -30,6 +30,20 @@ def csv_columns(artifact: Artifact) -> dict[str, Column]:
     return column_roles(header, rows[1:]) if rows and rows[0] == header else {}
 
 
+def sample_rows(artifact: Artifact) -> list[dict[str, str]]:
+    """The data rows of a CSV artifact that its sample holds whole (a cut sample loses its last, partial line),
+    for an operator that must look at values, not only roles."""
+    d = artifact.details
+    header, delim = d.get("header") or [], d.get("delimiter", ",")
+    text = artifact.sample
+    if len(text.encode("utf-8")) < artifact.size:
+        text = text[: text.rfind("\n") + 1]
+    rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delim) if r]
+    if not header or not rows or rows[0] != header:
+        return []
+    return [dict(zip(header, r, strict=True)) for r in rows[1:] if len(r) == len(header)]
+
+
 def csv_fitting(artifact: Artifact, use: Use) -> list[str]:
     """The columns of `artifact` that `use` means something for; a sum or a statistic also needs a number
     on every row (`details["numeric"]`, or `numeric_keys` of JSON records)."""
