@@ -22,12 +22,12 @@ from rst_synth.proposers.procedural.operators.workflow import (
 HEADER = ["client", "start", "end", "requests", "bytes", "errors"]
 _LINE = re.compile(r'\S+ \S+ \S+ \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] "[^"]*" \d{3} (\d+|-)')
 
-SESSIONS_PY = r"""
+HITS_PY = r"""
 TIME = r"\d{2}/[A-Za-z]{3}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}"
 LINE = re.compile(r'(\S+) \S+ \S+ \[(' + TIME + r')\] "[^"]*" (\d{3}) (\d+|-)(\s.*)?')
 
 
-def sessions(text, gap_minutes):
+def client_hits(text):
     hits = {}
     for line in text.split("\n"):
         match = LINE.fullmatch(line.rstrip("\r"))
@@ -39,9 +39,18 @@ def sessions(text, gap_minutes):
             continue
         size = 0 if match[4] == "-" else int(match[4])
         hits.setdefault(match[1], []).append((when, size, int(match[3]) >= 400))
+    return hits
+"""
+"""Each client's requests in a log, in file order: (UTC time, bytes, an error?), malformed lines skipped."""
+
+SESSIONS_PY = (
+    HITS_PY
+    + r"""
+
+def sessions(text, gap_minutes):
     gap = datetime.timedelta(minutes=gap_minutes)
     rows = []
-    for client, found in hits.items():
+    for client, found in client_hits(text).items():
         found.sort(key=lambda hit: hit[0])
         current = None
         for when, size, error in found:
@@ -57,6 +66,7 @@ def sessions(text, gap_minutes):
     return [["client", "start", "end", "requests", "bytes", "errors"]] + [
         [client, s.strftime(stamp), e.strftime(stamp), str(n), str(b), str(x)] for client, (s, e, n, b, x) in rows]
 """
+)
 
 TOOL_MAIN = r"""
 def main(argv):
