@@ -4,6 +4,7 @@ from rst_synth.proposers.procedural.operators import (  # noqa: F401
     abi_ops,
     build_ops,
     c_defect_ops,
+    callgraph_ops,
     config_layer_ops,
     config_migrate_ops,
     config_tool_ops,
