@@ -68,6 +68,8 @@ def usable(artifact: Artifact) -> set[str]:
         ("zip", ["02134", "10001", "02134"], Role.CODE),
         ("region", ["north", "south", "north"], Role.CATEGORY),
         ("order_date", ["2025-01-02", "2025-03-04", "2025-01-02"], Role.TIME),
+        ("extra_groups", ["reports;vpn", "ops;vpn", "", "vpn", "vpn;reports;ops"], Role.LIST),  # split, not a group
+        ("tags", ["a|b", "b", "c|a"], Role.LIST),
         (
             "note",
             ["a much longer free text note", "another long note with words", "third note of free text"],
@@ -98,6 +100,7 @@ def test_what_each_use_takes() -> None:
     for role in (Role.IDENTIFIER, Role.ROW_NUMBER, Role.CODE, Role.FLAG, Role.TIME):
         column = Column("c", role, distinct=10, rows=40)
         assert not column.fits(Use.SUM) and not column.fits(Use.STATS), role
+    assert not any(Column("groups", Role.LIST, distinct=5, rows=40).fits(use) for use in Use)
 
 
 def test_totals_of_a_reject_reports_row_numbers() -> None:

@@ -41,6 +41,8 @@ class Role(StrEnum):
     """A date, a time or a timestamp."""
     TEXT = "text"
     """Free text: notes, messages, descriptions."""
+    LIST = "list"
+    """Several short names in one cell (`reports;vpn`): split before counting, never a group as it stands."""
 
 
 class Use(StrEnum):
@@ -95,6 +97,7 @@ class Column:
 
 _DECIMAL = re.compile(r"[-+]?\d+(\.\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}:\d{2}(:\d{2})?")
+_NAME = re.compile(r"[A-Za-z][\w.@+:/-]{0,31}")
 _FLAG_WORDS = ({"0", "1"}, {"true", "false"}, {"yes", "no"}, {"y", "n"}, {"t", "f"})
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -166,6 +169,8 @@ def role_of(name: str, values: Sequence[str]) -> Role:
     if not all(_DECIMAL.fullmatch(v) for v in filled):
         if binary:
             return Role.FLAG
+        if _listed(filled):
+            return Role.LIST
         if named is Role.TIME or all(_DATE.fullmatch(v) for v in filled):
             return Role.TIME
         if len(distinct) == len(filled) and len(filled) >= 2:
@@ -188,6 +193,16 @@ def role_of(name: str, values: Sequence[str]) -> Role:
     if _in_order(filled):
         return Role.ROW_NUMBER
     return Role.ADDITIVE
+
+
+def _listed(values: list[str]) -> bool:
+    """Cells that list short names after `;` or `|` on two rows or more (`reports;vpn`, `a|b`)."""
+    for sep in ";|":
+        lists = [v.split(sep) for v in values if sep in v]
+        tokens = [t.strip() for parts in lists for t in parts if t.strip()]
+        if len(lists) >= 2 and tokens and all(_NAME.fullmatch(t) for t in tokens):
+            return True
+    return False
 
 
 def _in_order(values: list[str]) -> bool:
