@@ -24,11 +24,10 @@ _LINE = re.compile(r'\S+ \S+ \S+ \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [
 
 HITS_PY = r"""
 TIME = r"\d{2}/[A-Za-z]{3}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}"
-LINE = re.compile(r'(\S+) \S+ \S+ \[(' + TIME + r')\] "[^"]*" (\d{3}) (\d+|-)(\s.*)?')
+LINE = re.compile(r'(\S+) \S+ \S+ \[(' + TIME + r')\] "([^"]*)" (\d{3}) (\d+|-)(\s.*)?')
 
 
-def client_hits(text):
-    hits = {}
+def requests_of(text):
     for line in text.split("\n"):
         match = LINE.fullmatch(line.rstrip("\r"))
         if match is None:
@@ -37,11 +36,17 @@ def client_hits(text):
             when = datetime.datetime.strptime(match[2], "%d/%b/%Y:%H:%M:%S %z").astimezone(datetime.timezone.utc)
         except ValueError:
             continue
-        size = 0 if match[4] == "-" else int(match[4])
-        hits.setdefault(match[1], []).append((when, size, int(match[3]) >= 400))
+        yield match[1], when, match[3], int(match[4]), 0 if match[5] == "-" else int(match[5])
+
+
+def client_hits(text):
+    hits = {}
+    for client, when, _, status, size in requests_of(text):
+        hits.setdefault(client, []).append((when, size, status >= 400))
     return hits
 """
-"""Each client's requests in a log, in file order: (UTC time, bytes, an error?), malformed lines skipped."""
+"""The requests of a log, malformed lines skipped: (client, UTC time, request, status, bytes); and each
+client's requests in file order: (UTC time, bytes, an error?)."""
 
 SESSIONS_PY = (
     HITS_PY

@@ -1,5 +1,6 @@
-"""access-log-bursts: each client's busiest window of a stated length, both ends included, and its tests
-catch a window counted half-open."""
+"""access-log-bursts and access-log-endpoints: each client's busiest window of a stated length, both ends
+included, and each endpoint's traffic; their tests catch a window counted half-open and a query string
+kept in a path."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators import log_burst_ops  # noqa: F401
+from rst_synth.proposers.procedural.operators import log_report_ops  # noqa: F401
 from rst_synth.proposers.procedural.operators.workflow import plant
 from tests.proposers.local_step import LocalStep
 from tests.proposers.test_log_ops import LOG, artifact, discovery
@@ -21,11 +22,21 @@ OP = OPERATORS["access-log-bursts"]
 PATH = "/app/logs/access.log"
 # Client 9.9.9.9 hits at 0, 30, 60, 120 and 300 s: a window of W seconds holds one request more than a
 # half-open one would, whichever W the step draws.
-BURSTY = LOG + "".join(
-    f'9.9.9.9 - - [01/Apr/2026:{11 + s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d} +0000] "GET / HTTP/1.1" 200 5\n'
-    for s in (0, 30, 60, 120, 300)
-)
+BURSTY = (
+    "".join(
+        f'9.9.9.9 - - [01/Apr/2026:11:{s // 60:02d}:{s % 60:02d} +0000] "GET / HTTP/1.1" 200 5\n'
+        for s in (0, 30, 60, 120, 300)
+    )
+    + LOG
+)  # first: the sample discovery keeps is the log's head, where the windows must differ
 IN_WINDOW = {30: 2, 60: 3, 120: 4, 300: 5}
+ENDPOINTS = OPERATORS["access-log-endpoints"]
+MIXED = BURSTY + (
+    '9.9.9.8 - - [01/Apr/2026:12:00:00 +0200] "POST /api/items?id=3 HTTP/1.1" 503 -\n'
+    '9.9.9.8 - - [01/Apr/2026:12:00:01 +0200] "POST /api/items HTTP/1.1" 201 40\n'
+    '9.9.9.8 - - [01/Apr/2026:12:00:02 +0200] "-" 400 0\n'
+    '9.9.9.8 - - [31/Feb/2026:12:00:03 +0200] "POST /api/items HTTP/1.1" 500 7\n'
+)
 
 
 def build(seed: int) -> Step:
@@ -57,11 +68,30 @@ def test_windows_are_closed_and_the_tests_catch_a_half_open_count(tmp_path: Path
         local.run_tests(tmp_path / "wrong")
 
 
+def test_endpoints_drop_query_strings_and_requests_without_a_path(tmp_path: Path) -> None:
+    found = artifact(MIXED)
+    assert ENDPOINTS.can_use(found, discovery(found))
+    step = ENDPOINTS.build(found, StepContext(discovery=discovery(found), rng=random.Random(0), tag="r7s2"))
+    local = LocalStep(step, tmp_path)
+    local.put(PATH, MIXED)
+    local.path("/app/derived").mkdir(parents=True)
+    local.solve()
+    assert len(local.run_tests(tmp_path / "t")) == 2
+    out = local.path(step.produces[0].path)
+    rows = out.read_text().splitlines()
+    assert "POST,/api/items,2,40,1,0.5000" in rows  # the query string goes, the impossible date is skipped
+    assert rows[1] == "GET,/x,60,7770,0,0.0000" and rows[2] == "GET,/,5,25,0,0.0000"
+    out.write_text("\n".join(r.replace("POST,/api/items,2,40,1", "POST,/api/items,1,40,0") for r in rows) + "\n")
+    with pytest.raises(AssertionError):
+        local.run_tests(tmp_path / "wrong")
+
+
 @pytest.mark.docker
-def test_child_accepted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("operator", ["access-log-bursts", "access-log-endpoints"])
+def test_child_accepted(tmp_path: Path, operator: str) -> None:
     solve = "mkdir -p /app/report\nawk '{print $1}' /app/logs/access.log | sort | uniq -c > /app/report/clients.txt\n"
-    parent = parent_task(tmp_path, solve, dockerfile=BASE_DOCKERFILE + plant(PATH, BURSTY))
+    parent = parent_task(tmp_path, solve, dockerfile=BASE_DOCKERFILE + plant(PATH, MIXED))
     task_md = parent / "instruction.md"
     task_md.write_text(f"Count the requests per client of `{PATH}` into `/app/report/clients.txt`.\n")
-    proposal, report = extend_with("access-log-bursts", parent)
-    assert_accepted(proposal, report, "access-log-bursts")
+    proposal, report = extend_with(operator, parent)
+    assert_accepted(proposal, report, operator)
