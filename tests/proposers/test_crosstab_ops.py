@@ -36,6 +36,11 @@ def test_it_crosses_two_categories_never_an_identifier() -> None:
     for seed in range(8):
         text = build(seed).instruction
         assert "`username`" not in text and "`uid`" not in text and "`team`" in text and "`status`" in text
+    per_pair = "region,month,revenue\n" + "".join(
+        f"{r},{m},{i}\n"
+        for i, (r, m) in enumerate((r, m) for r in ("north", "south", "east") for m in ("01", "02", "03", "04"))
+    )
+    assert not OP.can_use(artifact(per_pair), Discovery(workdir="/app", artifacts=[], tools=["python3"]))  # all ones
     ids_only = "username,uid\n" + "".join(f"u{i},{i}\n" for i in range(9))
     assert not OP.can_use(artifact(ids_only), Discovery(workdir="/app", artifacts=[], tools=["python3"]))
 

@@ -7,7 +7,7 @@ from rst_synth.proposers.columns import Role, Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.csv_ops import delimiter_name, slug
-from rst_synth.proposers.procedural.operators.roles import csv_columns, csv_fitting, is_data
+from rst_synth.proposers.procedural.operators.roles import csv_columns, csv_fitting, is_data, sample_rows
 
 MAX_COLUMN_VALUES = 12
 """More distinct values than this across the top makes a table nobody reads."""
@@ -20,7 +20,9 @@ def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
     narrow = [g for g in groups if columns[g].distinct <= MAX_COLUMN_VALUES]
     # Rows by a true category (a team, a region): a cross of flags and codes alone counts nothing anyone asked.
     named = [g for g in groups if columns[g].role is Role.CATEGORY]
-    return [(r, c) for r in named for c in narrow if r != c]
+    rows = sample_rows(artifact)
+    # A pair that names each row once (a region-by-month report) gives a table of ones: no count at all.
+    return [(r, c) for r in named for c in narrow if r != c and len({(x[r], x[c]) for x in rows}) < len(rows)]
 
 
 @register
