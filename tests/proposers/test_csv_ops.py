@@ -14,8 +14,8 @@ from tests.support.operators import assert_accepted, extend_with, parent_task
 
 SALES = (
     "region,product,units,price\nnorth,a,3,2.5\nsouth,b,1,4.0\nnorth,b,2,4.0\n"
-    "east,a,5,2.5\nsouth,a,1,2.5\neast,b,2,4.0\n"
-)
+    "east,a,5,2.5\nsouth,a,1,2.5\neast,b,2,4.0\nnorth,a,4,2.5\n"
+)  # north/a twice: a cross of region and product counts something only where a pair repeats
 PARENT_SOLVE = f"mkdir -p /app/out\ncat > /app/out/sales.csv <<'CSV'\n{SALES}CSV\n"
 
 
