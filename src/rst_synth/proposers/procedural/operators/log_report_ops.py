@@ -33,15 +33,17 @@ def bursts(text, window_seconds):
 """
 
 
+_PROGRAM: dict[str, Any] = {"datetime": datetime, "re": re}
+exec(HITS_PY + BURSTS_PY, _PROGRAM)  # the step's own program, for judging a log's head as the step will
+
+
 def _windows(artifact: Artifact) -> list[int]:
     """The windows whose busiest counts differ between clients in the sampled head of the log: a table whose
     every client has the same count tells nothing (the degenerate-output check refuses it)."""
     head = artifact.sample
     if len(head.encode("utf-8")) != artifact.size:
         head = head[: head.rfind("\n") + 1]  # a cut sample loses its partial last line
-    program: dict[str, Any] = {"datetime": datetime, "re": re}
-    exec(HITS_PY + BURSTS_PY, program)  # the step's own program, on the head of the log
-    return [w for w in (30, 60, 120, 300) if len({row[1] for row in program["bursts"](head, w)[1:]}) > 1]
+    return [w for w in (30, 60, 120, 300) if len({row[1] for row in _PROGRAM["bursts"](head, w)[1:]}) > 1]
 
 
 @register
