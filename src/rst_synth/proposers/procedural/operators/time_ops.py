@@ -1,4 +1,4 @@
-"""Tables with timestamps: what happened per hour or day, and how many things were open at once.
+"""Tables with timestamps: what happened per minute, hour or day, and how many things were open at once.
 
 A time column is neither summed nor grouped by value (every value is its own group); these steps read it
 as time: buckets with the empty ones kept, and intervals that overlap.
@@ -115,7 +115,7 @@ def buckets(path, delim, column, width, measures):
 
 @register
 class CsvTimeBuckets(Operator):
-    """Rows and sums of a table's measures per hour or day of a timestamp column, empty buckets kept."""
+    """Rows and sums of a table's measures per minute, hour or day of a timestamp column, empty buckets kept."""
 
     name = "csv-time-buckets"
     uses = (Use.SUM,)
