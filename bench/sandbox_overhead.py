@@ -32,9 +32,10 @@ os.environ["RST_RUN_LABEL"] = f"bench-{uuid.uuid4().hex[:12]}"  # our containers
 
 from rst_synth.sandbox import Limits, Sandbox, files_of_tar, make_sandbox  # noqa: E402
 from rst_synth.task import Task, TaskPaths  # noqa: E402
-from rst_synth.harness import LOG_DIRS, read_reward  # noqa: E402
+from rst_synth.harness import LOG_DIRS  # noqa: E402
 from rst_synth.harness.container import _TRACED_SOLVE  # noqa: E402
-from rst_synth.harness.verifier import _VERIFY  # noqa: E402
+from rst_synth.harness.tamper import clean_env, env_command  # noqa: E402
+from rst_synth.harness.verifier import _PREPARE, _run_script, verify  # noqa: E402
 from rst_synth.validator.trial import trial_in  # noqa: E402
 
 SIZES = (1, 10, 100)
@@ -96,12 +97,17 @@ async def phases(sandbox: Sandbox, image: str, solve: str) -> dict[str, float]:
         mark("exec: solve.sh (xtrace)")
         await box.read_file(TaskPaths.CONTAINER_XTRACE_LOG)
         mark("read xtrace log")
+        config = await box.image_config()
+        mark("inspect: the image's Env and WORKDIR")
+        await box.changes()
+        mark("diff: what the container changed (tamper check)")
+        await box.exec(_PREPARE, timeout=60, user="root")
+        mark("exec as root: clear /logs/verifier and /tests")
         await box.put_files({"test.sh": TEST_SH.encode()}, TaskPaths.CONTAINER_TESTS_DIR)
         mark("copy tests in")
-        await box.exec(_VERIFY, timeout=60)
-        mark("exec: test.sh")
-        await read_reward(box)
-        mark("read reward")
+        command = env_command(clean_env(config.env), f"bash --noprofile --norc {TaskPaths.CONTAINER_TESTS_DIR}/test.sh")
+        await box.exec(_run_script("rst-bench", command), timeout=60)
+        mark("exec: test.sh, reward read between markers")
     mark("remove container")
     return marks
 
@@ -123,8 +129,7 @@ async def lean_check(sandbox: Sandbox, image: str, solve: str) -> float:
             tar.addfile(info, io.BytesIO(data))
         await box._sandbox._call(box._api.put_archive, box.id, "/", archive.getvalue())  # type: ignore[attr-defined]
         await box.exec(_TRACED_SOLVE, timeout=60)
-        await box.put_files({"test.sh": TEST_SH.encode()}, TaskPaths.CONTAINER_TESTS_DIR)
-        await box.exec(_VERIFY, timeout=60)
+        await verify(box, {"test.sh": TEST_SH.encode()}, 60)
         logs = files_of_tar(await box.get_archive(PurePosixPath("/logs")) or b"")
     elapsed = time.perf_counter() - started
     assert logs["verifier/reward.txt"].strip() == b"1" and "agent/rst-xtrace.log" in logs, sorted(logs)

@@ -146,6 +146,9 @@ class FakeContainer:
     async def image_config(self) -> ImageConfig:
         return ImageConfig(env={"PATH": "/usr/local/bin:/usr/bin:/bin"}, workdir="/app")
 
+    async def commit(self, tag: str, labels: dict[str, str] | None = None) -> None:
+        self.sandbox.images.add(tag)
+
 
 class FakeSandbox:
     """The Sandbox protocol without an engine: images are hashes, containers are dicts."""
@@ -165,6 +168,12 @@ class FakeSandbox:
         built = tag not in self.images
         self.images.add(tag)
         return ImageInfo(tag=tag, built=built, build_sec=0.0)
+
+    async def image_labels(self, tag: str) -> dict[str, str] | None:
+        return {} if tag in self.images else None
+
+    async def remove_image(self, tag: str) -> None:
+        self.images.discard(tag)
 
     @asynccontextmanager
     async def container(self, image: str, limits: Limits) -> AsyncIterator[FakeContainer]:

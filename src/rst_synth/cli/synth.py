@@ -100,6 +100,14 @@ def synth_command(
             help="Reject children the solver solved in more than this share of its attempts (too_easy).",
         ),
     ] = None,
+    kept_states: Annotated[
+        bool | None,
+        typer.Option(
+            "--kept-states/--no-kept-states",
+            help="Keep each accepted task's final state as an image; its children's checks start from it. "
+            "[default: on]",
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Backend = "docker",
     executor: ExecutorName = "local",
@@ -134,6 +142,7 @@ def synth_command(
             "solver_k": solver_k,
             "require_solvable": require_solvable,
             "max_solve_rate": max_solve_rate,
+            "kept_states": kept_states,
         }.items()
         if v is not None
     }
@@ -150,7 +159,12 @@ def synth_command(
     labels = {"rst-synth.run-dir": str(paths.root.resolve())}
     sandbox = open_sandbox(backend, labels=labels)
     validator = Validator(
-        sandbox, ValidatorConfig(max_containers=2 * config.validation_workers, determinism_runs=config.determinism_runs)
+        sandbox,
+        ValidatorConfig(
+            max_containers=2 * config.validation_workers,
+            determinism_runs=config.determinism_runs,
+            keep_states=config.kept_states,
+        ),
     )
     solver_agent = _solver_agent(config, paths)
     spec = WorkSpec(

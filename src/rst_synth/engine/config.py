@@ -37,6 +37,9 @@ class SynthConfig(BaseModel):
     """Validations in flight at once."""
     determinism_runs: int = Field(default=1, ge=0)
     """Extra oracle runs per validation."""
+    kept_states: bool = True
+    """Keep each accepted task's final state as an image, and start its children's parent,
+    determinism and steps checks from it (validator/kept.py); `rst gc` removes them."""
     max_candidates: int | None = Field(default=None, ge=1)
     """Stop once this many candidates were started over the whole run."""
     max_usd: float | None = Field(default=None, gt=0)

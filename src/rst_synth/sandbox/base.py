@@ -153,6 +153,11 @@ class Container(Protocol):
         """The image's Env and WORKDIR, asked of the engine."""
         ...
 
+    async def commit(self, tag: str, labels: dict[str, str] | None = None) -> None:
+        """Save the container's filesystem as the image `tag` (its processes are not saved), with
+        the container's labels (so `rst gc` finds it) and `labels`."""
+        ...
+
 
 @runtime_checkable
 class Sandbox(Protocol):
@@ -160,6 +165,14 @@ class Sandbox(Protocol):
 
     async def ensure_image(self, context: dict[str, bytes], context_hash: str, *, timeout: float) -> ImageInfo:
         """Build the image of a build context unless one with the same hash exists."""
+        ...
+
+    async def image_labels(self, tag: str) -> dict[str, str] | None:
+        """The labels of the image `tag`; None when the engine does not hold it."""
+        ...
+
+    async def remove_image(self, tag: str) -> None:
+        """Remove the image `tag` (nothing when it is gone or a container still uses it)."""
         ...
 
     def container(self, image: str, limits: Limits) -> AbstractAsyncContextManager[Container]:

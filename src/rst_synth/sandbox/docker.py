@@ -130,18 +130,26 @@ class DockerSandbox:
         tag = f"{IMAGE_REPO}:{context_hash[:24]}"
         lock = self._build_locks.setdefault(tag, asyncio.Lock())
         async with lock:
-            if await self._image_exists(tag):
+            if await self.image_labels(tag) is not None:
                 return ImageInfo(tag=tag, built=False, build_sec=0.0)
             started = time.monotonic()
             await self._build(context, tag, timeout)
             return ImageInfo(tag=tag, built=True, build_sec=time.monotonic() - started)
 
-    async def _image_exists(self, tag: str) -> bool:
+    async def image_labels(self, tag: str) -> dict[str, str] | None:
         try:
-            await self._call(self._api.inspect_image, tag)
-            return True
+            found = await self._call(self._api.inspect_image, tag)
         except ImageNotFound:
-            return False
+            return None
+        return dict((found.get("Config") or {}).get("Labels") or {})
+
+    async def remove_image(self, tag: str) -> None:
+        try:
+            await self._call(self._api.remove_image, tag, force=False, noprune=False)
+        except NotFound:
+            pass
+        except SandboxError as exc:  # in use by a container: `rst gc` takes it later
+            log.info("image %s left in place: %s", tag, exc)
 
     async def _build(self, context: dict[str, bytes], tag: str, timeout: float) -> None:
         archive = tar_of(context)
@@ -156,7 +164,7 @@ class DockerSandbox:
                 forcerm=True,
                 pull=False,
                 decode=True,
-                labels={LABEL: "1", **self._scope},  # `rst gc RUN` finds the images a run built
+                labels=self._labels,  # `rst gc RUN` finds the images a run built
             )
             for chunk in stream:
                 if "stream" in chunk:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import tarfile
 import time
 from collections.abc import Callable
@@ -194,6 +195,14 @@ class DockerContainer:
         config = (await self._sandbox._call(self._api.inspect_container, self.id)).get("Config") or {}
         env = dict(item.split("=", 1) for item in config.get("Env") or [] if "=" in item)
         return ImageConfig(env=env, workdir=str(config.get("WorkingDir") or "/"))
+
+    async def commit(self, tag: str, labels: dict[str, str] | None = None) -> None:
+        repository, _, version = tag.partition(":")
+        changes = [f"LABEL {json.dumps(k)}={json.dumps(v)}" for k, v in (labels or {}).items()]
+        # Paused while the layer is written, so no process changes files half-way through it.
+        await self._sandbox._call(
+            self._api.commit, self.id, repository=repository, tag=version or None, changes=changes or None, pause=True
+        )
 
 
 async def _settled(future: asyncio.Future[None], wait: float = 30.0) -> None:

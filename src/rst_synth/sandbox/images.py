@@ -17,6 +17,9 @@ from docker.errors import APIError, DockerException, NotFound
 from rst_synth.sandbox.base import SandboxError
 from rst_synth.sandbox.docker import IMAGE_REPO, RUN_DIR_LABEL
 
+STATE_REPO = "rst-state"
+"""Where the validator keeps tasks' final states (validator/kept.py)."""
+
 
 @dataclass
 class Collected:
@@ -47,6 +50,9 @@ def collect_images(run_dir: Path, keep: set[str], dry_run: bool = False) -> Coll
     except DockerException as exc:
         raise SandboxError(f"no Docker engine answers: {exc}") from None
     done = Collected()
+    # Images built FROM a kept state (a child's environment on its parent's final state) go first:
+    # the engine refuses to remove an image others are built on.
+    images.sort(key=lambda image: any(t.startswith(f"{STATE_REPO}:") for t in image.get("RepoTags") or []))
     try:
         for image in images:
             for tag in sorted(image.get("RepoTags") or []):

@@ -13,6 +13,12 @@ drops the middle non-blank line; an SQLite database gets one value of its middle
 byte flip there could land in unused page space and change nothing); any other file that is not
 UTF-8 text gets one byte changed in its middle instead. An empty file has nothing to edit but its
 existence, and a file over 4 MiB gets the deletion only (it is not copied out of the container).
+
+The new outputs are what the child's new test modules read, and the whole suite fails when one of
+them does; so each edit first runs those modules alone (`quick`), and the whole test.sh only when
+they still pass: an edit they catch has its verdict without the parent's tests. The shortcut is
+taken where test.sh runs pytest over those modules without selecting among tests, and the modules
+alone pass on the untouched outputs first.
 """
 
 from __future__ import annotations
@@ -27,13 +33,16 @@ from typing import Literal
 
 from rst_synth.harness import read_reward
 from rst_synth.sandbox import Container, FileState, SandboxError
-from rst_synth.task import TaskPaths
+from rst_synth.task import Task, TaskPaths
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from rst_synth.validator.quality import added_steps
 
 MAX_CONTENT_BYTES = 4 * 1024 * 1024
 WORK_DIR = PurePosixPath("/tmp/rst-mutation")
 """Where the copies and the edited contents wait, outside the scan roots."""
 _APPLIED = "rst-mutation-applied"
+_CAUGHT = "rst-mutation-caught"
+_SELECTS = re.compile(r"(?:^|\s)(?:-k|-m(?!\s+pytest)|--deselect|--lf|--last-failed)(?:\s|=|$)")
 _NUMBER = re.compile(r"\d+")
 _LETTER = re.compile(r"[A-Za-z]")
 
@@ -166,9 +175,34 @@ def _line_edit(text: str) -> tuple[str, str] | None:
     return "".join(lines[:index] + lines[index + 1 :]), f"line {index + 1} dropped"
 
 
-async def weak_tests(box: Container, outputs: FileState, *, verify_timeout: float, max_outputs: int) -> MutationOutcome:
+def quick_command(task: Task, timeout: float) -> str | None:
+    """The pytest command of `task`'s new test modules alone (`modules_command`), or None."""
+    tests = TaskPaths.CONTAINER_TESTS_DIR
+    modules = [str(tests / PurePosixPath(r.test_module).name) for r in added_steps(task) if r.test_module]
+    modules = [m for m in modules if f"{TaskPaths.TESTS_DIR}/{PurePosixPath(m).name}" in task.files]
+    return modules_command(task.text(TaskPaths.TEST_SH), modules, timeout)
+
+
+def modules_command(test_sh: str, modules: list[str], timeout: float) -> str | None:
+    """The pytest command that runs the new test `modules` (paths under /tests) alone, where test.sh
+    runs them all with every test selected (module docstring); None where it may not stand for it."""
+    names = [PurePosixPath(m).name for m in modules]
+    named = re.findall(r"test_[\w.-]*\.py", test_sh)
+    if not modules or "pytest" not in test_sh or _SELECTS.search(test_sh):
+        return None
+    if named and not all(n in test_sh for n in names):
+        return None
+    listed = " ".join(shlex.quote(m) for m in modules)
+    pytest = f"python3 -m pytest -q -x -p no:cacheprovider {listed}"
+    return f"cd {TaskPaths.CONTAINER_TESTS_DIR} && PYTHONDONTWRITEBYTECODE=1 timeout -k 5 {timeout:g} {pytest}"
+
+
+async def weak_tests(
+    box: Container, outputs: FileState, *, verify_timeout: float, max_outputs: int, quick: str | None = None
+) -> MutationOutcome:
     """Run the edits of (at most `max_outputs` of) `outputs` in `box`, the oracle's container, whose
-    tests passed; every file is restored after its edits.
+    tests passed; every file is restored after its edits. `quick`: the new modules' own pytest
+    command (`quick_command`), which passed on the untouched outputs, tried first on every edit.
 
     To keep the cost down, an output's remaining content edits are skipped once one of them made the
     tests fail, and the check stops at the first output whose deletion or content edits all leave
@@ -194,7 +228,7 @@ async def weak_tests(box: Container, outputs: FileState, *, verify_timeout: floa
 
     async def killed(mutant: Mutant) -> bool:
         previous = run[-1][0] if run else None
-        found = await _killed(box, numbered[id(mutant)], mutant, previous, backups, verify_timeout)
+        found = await _killed(box, numbered[id(mutant)], mutant, previous, backups, verify_timeout, quick)
         run.append((mutant, found))
         return found
 
@@ -239,9 +273,16 @@ def _restore(index: int, path: str) -> str:
 
 
 async def _killed(
-    box: Container, i: int, mutant: Mutant, previous: Mutant | None, backups: dict[str, int], verify_timeout: float
+    box: Container,
+    i: int,
+    mutant: Mutant,
+    previous: Mutant | None,
+    backups: dict[str, int],
+    verify_timeout: float,
+    quick: str | None,
 ) -> bool:
-    """Apply edit `i` (restoring the previous output first, copying a new one first), run the tests."""
+    """Apply edit `i` (restoring the previous output first, copying a new one first), run the tests
+    (the `quick` modules first, test.sh only where they pass)."""
     steps = []
     if previous is not None and previous.path != mutant.path:
         steps.append(_restore(backups[previous.path], previous.path))
@@ -253,11 +294,16 @@ async def _killed(
     steps.append(f"rm -f -- {target}" if mutant.content is None else f"cat -- {WORK_DIR}/m{i} > {target}")
     steps.append(f"rm -f -- {TaskPaths.CONTAINER_REWARD_TXT} {TaskPaths.CONTAINER_REWARD_JSON}")
     # One exec edits and verifies; `timeout` ends a hanging test run without taking the container down.
-    steps += [f"echo {_APPLIED}", f"timeout -k 5 {verify_timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"]
-    run = await box.exec(" && ".join(steps), timeout=verify_timeout + 60)
+    whole = f"timeout -k 5 {verify_timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"
+    tests = f"if ( {quick} ) >/dev/null 2>&1; then {whole}; else echo {_CAUGHT}; fi" if quick else whole
+    steps += [f"echo {_APPLIED}", tests]
+    run = await box.exec(" && ".join(steps), timeout=2 * verify_timeout + 60)
     if run.timed_out:
         return True
-    if _APPLIED not in run.output.splitlines():
+    lines = run.output.splitlines()
+    if _APPLIED not in lines:
         raise SandboxError(f"could not edit a new output for the mutation check: {run.tail(300).strip()}")
+    if _CAUGHT in lines:
+        return True
     reward = await read_reward(box)
     return reward is None or reward < 1.0

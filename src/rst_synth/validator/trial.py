@@ -3,12 +3,14 @@ Harbor runs it (the harness does each part)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from rst_synth.harness import run_solution, stage, verify
 from rst_synth.sandbox import Container, ExecResult, FileState, file_state
 from rst_synth.sandbox.base import Breach
+from rst_synth.task import TaskPaths
 
 StatesWanted = Literal["none", "after", "both"]
 """Which file states a trial records around the solution (sandbox/listing.py)."""
@@ -57,9 +59,14 @@ async def trial_in(
     verify_timeout: float,
     trace: bool = False,
     states: StatesWanted = "none",
+    after_solve: Callable[[Container], Awaitable[None]] | None = None,
+    quick: str | None = None,
 ) -> TrialOutcome:
     """A trial in a fresh container its caller made unstaged (and may keep: the quality checks reuse
-    the oracle's); `states` records the files' states around the solution ("after": after it only)."""
+    the oracle's); `states` records the files' states around the solution ("after": after it only);
+    `after_solve` sees the container between the solution and the tests (the kept state is made there);
+    `quick`, for a trial whose tests should fail: the new test modules' own command
+    (validator/mutation.py), run first, and where it fails the tests as a whole fail: reward 0."""
     solve = None
     xtrace = None
     before = None
@@ -71,5 +78,13 @@ async def trial_in(
         if solve.timed_out or solve.breach:
             return TrialOutcome(solve=solve, verify=None, reward=None)
     after = await file_state(box) if states != "none" else None
-    verified, reward = await verify(box, tests, verify_timeout, fresh=solution is None and states == "none")
+    if after_solve is not None:
+        await after_solve(box)
+    if quick is not None:
+        await box.put_files(tests, TaskPaths.CONTAINER_TESTS_DIR)
+        early = await box.exec(quick, timeout=verify_timeout + 60)
+        if early.exit_code not in (0, None) and early.breach is None:
+            return TrialOutcome(solve=solve, verify=early, reward=0.0, xtrace=xtrace, before=before, after=after)
+    fresh = solution is None and states == "none" and quick is None
+    verified, reward = await verify(box, tests, verify_timeout, fresh=fresh)
     return TrialOutcome(solve=solve, verify=verified, reward=reward, xtrace=xtrace, before=before, after=after)

@@ -15,6 +15,7 @@ from rst_synth.sandbox import BuildError, Container, Sandbox, SandboxError
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import executed_commands, solution_lines
 from rst_synth.validator.degenerate import degenerate_outputs
+from rst_synth.validator.kept import Keeper, Start
 from rst_synth.validator.models import (
     QUALITY_CHECKS,
     Check,
@@ -23,7 +24,7 @@ from rst_synth.validator.models import (
     ValidationReport,
     Verdict,
 )
-from rst_synth.validator.mutation import weak_tests
+from rst_synth.validator.mutation import quick_command, weak_tests
 from rst_synth.validator.quality import (
     States,
     added_steps,
@@ -34,8 +35,10 @@ from rst_synth.validator.quality import (
     step_result,
     without_step,
 )
+from rst_synth.validator.services import Services, restart
 from rst_synth.validator.static import static_check
 from rst_synth.validator.trial import StatesWanted, TrialOutcome, trial_in
+from rst_synth.validator.verdicts import expect, sandbox_error, skipped, timed
 
 
 class ValidatorConfig(BaseModel):
@@ -53,6 +56,10 @@ class ValidatorConfig(BaseModel):
     """Run the quality checks (validator/quality.py, validator/mutation.py) on children."""
     max_mutated_outputs: int = Field(default=12, ge=1)
     """New outputs the mutation check edits at most (the first by path)."""
+    keep_states: bool = False
+    """Keep each validated task's final state (validator/kept.py) and start its children's parent,
+    determinism and steps checks from it, and let the mutation check judge an edit by the new test
+    modules first (validator/mutation.py); off, every check runs from scratch. `rst synth` turns it on."""
 
 
 @dataclass
@@ -70,6 +77,7 @@ class Validator:
         self.sandbox = sandbox
         self.config = config or ValidatorConfig()
         self._slots = asyncio.Semaphore(self.config.max_containers)
+        self._keeper = Keeper(sandbox, self._slots, self.config.default_solve_timeout_sec)
 
     async def validate(self, task: Task, parent: Task | None = None) -> ValidationReport:
         started = time.monotonic()
@@ -82,6 +90,8 @@ class Validator:
             await self._run_checks(task, parent, report)
         finally:
             report.duration_sec = time.monotonic() - started
+            if self.config.keep_states and not report.accepted and report.result(Check.ORACLE) is not None:
+                await asyncio.shield(self._keeper.drop(task))  # a rejected task has no children
         return report
 
     async def _run_checks(self, task: Task, parent: Task | None, report: ValidationReport) -> None:
@@ -102,23 +112,36 @@ class Validator:
         states = States() if quality else None
         async with AsyncExitStack() as stack:  # the oracle's container, kept for the quality checks
             kept = _Kept(stack) if quality else None
-            oracle, nop = await asyncio.gather(self._oracle(task, report, states, kept), self._nop(task, report))
-            report.checks += [oracle, nop]
+            start = Start(why="kept states are off")
+            quick = None
+            if parent is not None and self.config.keep_states:
+                start = await self._keeper.start(parent, task)
+                quick = quick_command(task, task.config.verifier.timeout_sec) if quality else None
+            # With a quick command, nop waits for the oracle: the command must pass there first.
+            oracle, *nop = await asyncio.gather(
+                self._oracle(task, report, states, kept), *([] if quick else [self._nop(task, report)])
+            )
+            report.checks += [oracle, *nop]
             if not oracle.passed:
-                self._skip_rest(report, after=Check.NOP, parent=parent)
+                self._skip_rest(report, after=Check.NOP if nop else Check.ORACLE, parent=parent)
                 return
-            later = [self._determinism(task, report, states)] if self.config.determinism_runs else []
+            if quick is not None and kept is not None and kept.box is not None:  # it must pass on the oracle's outputs
+                control = await kept.box.exec(quick, timeout=task.config.verifier.timeout_sec + 60)
+                quick = quick if control.ok else None
+            later = [] if nop else [self._nop(task, report, quick)]
+            if self.config.determinism_runs:
+                later.append(self._determinism(task, report, states, start))
             if parent is not None:
-                later.append(self._parent(task, parent, report, states))
+                later.append(self._parent(task, parent, report, states, start, quick))
             report.checks += await asyncio.gather(*later)
             if parent is None:
-                report.checks.append(_skipped(Check.PARENT, Reason.NO_PARENT, "no parent given"))
-                report.checks += [_skipped(c, Reason.NO_PARENT, "no parent given") for c in self._quality_checks()]
+                report.checks.append(skipped(Check.PARENT, Reason.NO_PARENT, "no parent given"))
+                report.checks += [skipped(c, Reason.NO_PARENT, "no parent given") for c in self._quality_checks()]
             elif states is not None and kept is not None and kept.box is not None:
                 if report.first_failure is not None:
                     self._skip_rest(report, after=Check.PARENT, parent=parent)
                     return
-                await self._quality(task, parent, report, states, kept.box)
+                await self._quality(task, parent, report, states, kept.box, start, quick)
 
     async def _build(self, task: Task, report: ValidationReport) -> CheckResult:
         started = time.monotonic()
@@ -135,7 +158,7 @@ class Validator:
                 output_tail=exc.log_tail,
             )
         except SandboxError as exc:
-            return _sandbox_error(Check.BUILD, exc, started)
+            return sandbox_error(Check.BUILD, exc, started)
         report.image = info.tag
         report.figures.build_sec = round(info.build_sec, 3)
         detail = "built" if info.built else "cached"
@@ -155,13 +178,19 @@ class Validator:
         trace: bool = False,
         states: StatesWanted = "none",
         kept: _Kept | None = None,
+        after_solve: Callable[[Container], Awaitable[None]] | None = None,
+        services: Services | None = None,
+        quick: str | None = None,
     ) -> TrialOutcome:
-        """One trial in a fresh container; with `kept`, the container stays open after it."""
+        """One trial in a fresh container (`trial_in`); with `kept`, the container stays open after it;
+        `services` are started again first (a kept state's)."""
         async with self._slots, AsyncExitStack() as own:
             stack = kept.stack if kept is not None else own
             box = await stack.enter_async_context(open_task(self.sandbox, task, image=image, staged=False))
             if kept is not None:
                 kept.box = box
+            if services and not await restart(box, services):
+                raise SandboxError(f"the kept state's services did not listen again on ports {services.ports}")
             return await trial_in(
                 box,
                 solution=solution,
@@ -170,6 +199,8 @@ class Validator:
                 verify_timeout=task.config.verifier.timeout_sec,
                 trace=trace,
                 states=states,
+                after_solve=after_solve,
+                quick=quick,
             )
 
     async def _oracle(
@@ -178,7 +209,10 @@ class Validator:
         async def run() -> CheckResult:
             solution = task.files_under(TaskPaths.SOLUTION_DIR)
             wanted: StatesWanted = "both" if states is not None else "none"
-            outcome = await self._trial(task, report.image or "", solution, trace=True, states=wanted, kept=kept)
+            keep = self._keeper.keeper(task) if self.config.keep_states else None
+            outcome = await self._trial(
+                task, report.image or "", solution, trace=True, states=wanted, kept=kept, after_solve=keep
+            )
             if states is not None:
                 states.child_before, states.child_after = outcome.before or {}, outcome.after or {}
             if outcome.solve is not None:
@@ -187,36 +221,60 @@ class Validator:
                 report.figures.test_sec = round(outcome.verify.duration_sec, 3)
             if outcome.xtrace is not None:
                 report.figures.executed_commands = executed_commands(outcome.xtrace)
-            return _expect(Check.ORACLE, outcome, want_solved=True, fail_reason=Reason.TESTS_FAILED)
+            return expect(Check.ORACLE, outcome, want_solved=True, fail_reason=Reason.TESTS_FAILED)
 
-        return await _timed(Check.ORACLE, run)
+        return await timed(Check.ORACLE, run)
 
-    async def _nop(self, task: Task, report: ValidationReport) -> CheckResult:
+    async def _nop(self, task: Task, report: ValidationReport, quick: str | None = None) -> CheckResult:
         async def run() -> CheckResult:
-            outcome = await self._trial(task, report.image or "", None)
-            return _expect(Check.NOP, outcome, want_solved=False, fail_reason=Reason.NOP_PASSES)
+            outcome = await self._trial(task, report.image or "", None, quick=quick)
+            return expect(Check.NOP, outcome, want_solved=False, fail_reason=Reason.NOP_PASSES)
 
-        return await _timed(Check.NOP, run)
+        return await timed(Check.NOP, run)
 
-    async def _determinism(self, task: Task, report: ValidationReport, states: States | None = None) -> CheckResult:
-        async def run() -> CheckResult:
-            solution = task.files_under(TaskPaths.SOLUTION_DIR)
+    async def _determinism(
+        self, task: Task, report: ValidationReport, states: States | None = None, start: Start | None = None
+    ) -> CheckResult:
+        async def replay(
+            image: str, solution: dict[str, bytes], services: Services | None = None
+        ) -> list[TrialOutcome]:
             wanted: StatesWanted = "after" if states is not None else "none"
-            outcomes = await asyncio.gather(
-                *(
-                    self._trial(task, report.image or "", solution, states=wanted)
-                    for _ in range(self.config.determinism_runs)
-                )
-            )
+            runs = range(self.config.determinism_runs)
+            trials = (self._trial(task, image, solution, states=wanted, services=services) for _ in runs)
+            return list(await asyncio.gather(*trials))
+
+        async def run() -> CheckResult:
+            detail = ""
+            outcomes: list[TrialOutcome] = []
+            if start is not None and start.image is not None and start.steps is not None:
+                try:
+                    outcomes = await replay(start.image, start.steps.script(), start.services)
+                except SandboxError as exc:
+                    start.why, outcomes = str(exc), []
+                start.proven = bool(outcomes) and all(o.solved for o in outcomes)
+                detail = "the new steps on the parent's kept state"
+                if outcomes and not start.proven:  # the kept state could not stand in: the whole solution decides
+                    start.why = "the new steps alone did not pass on the parent's kept state"
+            if not outcomes or not start or not start.proven:
+                outcomes = await replay(report.image or "", task.files_under(TaskPaths.SOLUTION_DIR))
+                detail = f"the whole solution ({start.why})" if start and start.why else ""
             if states is not None:
                 states.replays = [o.after for o in outcomes if o.after is not None]
             worst = next((o for o in outcomes if not o.solved), outcomes[0])
-            return _expect(Check.DETERMINISM, worst, want_solved=True, fail_reason=Reason.NONDETERMINISTIC)
+            result = expect(Check.DETERMINISM, worst, want_solved=True, fail_reason=Reason.NONDETERMINISTIC)
+            result.detail = "; ".join(d for d in (result.detail, detail) if d)
+            return result
 
-        return await _timed(Check.DETERMINISM, run)
+        return await timed(Check.DETERMINISM, run)
 
     async def _parent(
-        self, task: Task, parent: Task, report: ValidationReport, states: States | None = None
+        self,
+        task: Task,
+        parent: Task,
+        report: ValidationReport,
+        states: States | None = None,
+        start: Start | None = None,
+        quick: str | None = None,
     ) -> CheckResult:
         lineage = task.config.metadata.lineage
         if lineage is not None and lineage.parent and lineage.parent != parent.name:
@@ -228,49 +286,71 @@ class Validator:
             )
 
         async def run() -> CheckResult:
-            solution = parent.files_under(TaskPaths.SOLUTION_DIR)
             wanted: StatesWanted = "both" if states is not None else "none"
-            outcome = await self._trial(task, report.image or "", solution, states=wanted)
+            if start is not None and start.image is not None and not start.services:  # the tests on the kept state
+                outcome = await self._trial(task, start.image, None, states="after" if states else "none", quick=quick)
+                outcome.before = states.child_before if states else None  # the same image before any solution
+                detail = "the child's tests on the parent's kept state"
+            else:
+                solution = parent.files_under(TaskPaths.SOLUTION_DIR)
+                outcome = await self._trial(task, report.image or "", solution, states=wanted, quick=quick)
+                why = start.why if start else ""
+                if start is not None and start.services:
+                    why = "the parent's final state runs a service, which may have kept data in memory"
+                detail = f"the parent's solution run ({why})" if why else ""
             if states is not None:
                 states.parent_before, states.parent_after = outcome.before or {}, outcome.after or {}
-            return _expect(Check.PARENT, outcome, want_solved=False, fail_reason=Reason.PARENT_PASSES)
+            result = expect(Check.PARENT, outcome, want_solved=False, fail_reason=Reason.PARENT_PASSES)
+            result.detail = "; ".join(d for d in (result.detail, detail) if d)
+            return result
 
-        return await _timed(Check.PARENT, run)
+        return await timed(Check.PARENT, run)
 
     async def _quality(
-        self, task: Task, parent: Task, report: ValidationReport, states: States, box: Container
+        self,
+        task: Task,
+        parent: Task,
+        report: ValidationReport,
+        states: States,
+        box: Container,
+        start: Start,
+        quick: str | None = None,
     ) -> None:
         """The quality checks: three from the recorded states and the task files and the degenerate
         check, which reads the new outputs in the oracle's kept container `box`; then the steps and
-        mutation checks concurrently, the mutations in `box`."""
+        mutation checks concurrently, the mutations in `box` (`quick`: the new modules' command, which
+        passed there)."""
         outputs = new_outputs(states)
-        empty = await _timed(Check.DEGENERATE, lambda: degenerate_outputs(box, outputs))
+        empty = await timed(Check.DEGENERATE, lambda: degenerate_outputs(box, outputs))
         judged = [instruction_paths(task, parent), redundancy(outputs, states), empty, parent_outputs(parent, states)]
         report.checks += judged
         if not all(c.passed for c in judged):
             self._skip_rest(report, after=Check.PARENT_OUTPUTS, parent=parent)
             return
 
-        async def steps() -> CheckResult:
-            records = added_steps(task)
-            if len(records) < 2:
-                return step_result(records, [])
-            image = report.image or ""
-            outcomes = await asyncio.gather(*(self._trial(task, image, without_step(task, r)) for r in records))
-            return step_result(records, [r for r, o in zip(records, outcomes, strict=True) if o.solved])
-
         async def mutation() -> CheckResult:
+            timeout, most = task.config.verifier.timeout_sec, self.config.max_mutated_outputs
             async with self._slots:
-                found = await weak_tests(
-                    box,
-                    outputs,
-                    verify_timeout=task.config.verifier.timeout_sec,
-                    max_outputs=self.config.max_mutated_outputs,
-                )
+                found = await weak_tests(box, outputs, verify_timeout=timeout, max_outputs=most, quick=quick)
             report.figures.kill_rate = found.kill_rate
             return found.result
 
-        report.checks += await asyncio.gather(_timed(Check.STEPS, steps), _timed(Check.MUTATION, mutation))
+        report.checks += await asyncio.gather(
+            timed(Check.STEPS, lambda: self._steps(task, report, start, quick)), timed(Check.MUTATION, mutation)
+        )
+
+    async def _steps(self, task: Task, report: ValidationReport, start: Start, quick: str | None) -> CheckResult:
+        records = added_steps(task)
+        if len(records) < 2:
+            return step_result(records, [])
+        if start.proven and start.image is not None and start.steps is not None:
+            kept, steps = start.image, start.steps  # the other new steps on the parent's kept state
+            scripts = [steps.script(without=r) for r in records]
+            trials = [self._trial(task, kept, one, services=start.services, quick=quick) for one in scripts]
+        else:
+            trials = [self._trial(task, report.image or "", without_step(task, r), quick=quick) for r in records]
+        outcomes = await asyncio.gather(*trials)
+        return step_result(records, [r for r, o in zip(records, outcomes, strict=True) if o.solved])
 
     def _quality_checks(self) -> tuple[Check, ...]:
         return QUALITY_CHECKS if self.config.quality else ()
@@ -284,81 +364,4 @@ class Validator:
         ]
         for check in order[order.index(after) + 1 :]:
             if report.result(check) is None:
-                report.checks.append(_skipped(check, Reason.EARLIER_CHECK_FAILED, f"{after.value} did not pass"))
-
-
-def _expect(check: Check, outcome: TrialOutcome, want_solved: bool, fail_reason: Reason) -> CheckResult:
-    """Turn a trial into a verdict: the oracle must reach reward 1, nop and parent must not."""
-    reward = outcome.reward if outcome.reward is not None else 0.0
-    tail = outcome.output_tail()
-    if outcome.breach is not None:  # a container limit stopped it: rejected, whichever check this is
-        detail = outcome.breach_detail or outcome.breach.value
-        reason = Reason(outcome.breach)
-        return CheckResult(check=check, verdict=Verdict.FAIL, reason=reason, detail=detail, output_tail=tail)
-    if outcome.solve is not None and outcome.solve.timed_out:
-        if not want_solved:  # a parent's solution that hangs has not solved the child
-            return CheckResult(
-                check=check,
-                verdict=Verdict.PASS,
-                reason=Reason.OK,
-                reward=0.0,
-                detail="solution timed out",
-                output_tail=tail,
-            )
-        return CheckResult(
-            check=check,
-            verdict=Verdict.FAIL,
-            reason=Reason.SOLUTION_TIMEOUT,
-            reward=None,
-            detail=f"solve.sh ran past {outcome.solve.duration_sec:.0f}s and was killed",
-            output_tail=tail,
-        )
-    if outcome.verify is not None and outcome.verify.timed_out:
-        return CheckResult(
-            check=check,
-            verdict=Verdict.FAIL,
-            reason=Reason.VERIFIER_TIMEOUT,
-            detail="test.sh ran past its timeout and was killed",
-            output_tail=tail,
-        )
-    if outcome.solved == want_solved:
-        detail = "" if outcome.reward is not None else "no reward file (counted as 0)"
-        return CheckResult(
-            check=check, verdict=Verdict.PASS, reason=Reason.OK, reward=reward, detail=detail, output_tail=tail
-        )
-    if want_solved and outcome.reward is None:
-        fail_reason = Reason.NO_REWARD_FILE
-    detail = {
-        Reason.TESTS_FAILED: f"reward {reward:g} after the reference solution",
-        Reason.NO_REWARD_FILE: "test.sh wrote no /logs/verifier/reward.txt or reward.json",
-        Reason.NOP_PASSES: "the tests pass on the untouched environment",
-        Reason.NONDETERMINISTIC: f"reward {reward:g} on a second oracle run",
-        Reason.PARENT_PASSES: "the parent's solution already passes the new tests",
-    }.get(fail_reason, "")
-    return CheckResult(
-        check=check, verdict=Verdict.FAIL, reason=fail_reason, reward=reward, detail=detail, output_tail=tail
-    )
-
-
-async def _timed(check: Check, run: Callable[[], Awaitable[CheckResult]]) -> CheckResult:
-    started = time.monotonic()
-    try:
-        result = await run()
-    except SandboxError as exc:
-        return _sandbox_error(check, exc, started)
-    result.duration_sec = round(time.monotonic() - started, 3)
-    return result
-
-
-def _sandbox_error(check: Check, exc: Exception, started: float) -> CheckResult:
-    return CheckResult(
-        check=check,
-        verdict=Verdict.ERROR,
-        reason=Reason.SANDBOX_ERROR,
-        detail=str(exc)[:300],
-        duration_sec=time.monotonic() - started,
-    )
-
-
-def _skipped(check: Check, reason: Reason, detail: str) -> CheckResult:
-    return CheckResult(check=check, verdict=Verdict.SKIP, reason=reason, detail=detail)
+                report.checks.append(skipped(check, Reason.EARLIER_CHECK_FAILED, f"{after.value} did not pass"))
