@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from rst_synth.sandbox import make_sandbox
+from rst_synth.sandbox import Limits, make_sandbox
 from rst_synth.sandbox.docker import RUN_DIR_LABEL
 from rst_synth.sandbox.images import image_tag
 from rst_synth.store import RunPaths, Store, TaskRow
 from rst_synth.store.lock import RunLock
 from rst_synth.task import Task, TaskPaths
+from rst_synth.validator.kept import keep_state, state_tag
 from tests.support.cli import rst
 from tests.support.tasks import BASE_DOCKERFILE, write_task
 
@@ -80,3 +81,42 @@ def test_gc_removes_only_what_rejected_candidates_built(tmp_path: Path) -> None:
         assert not image_exists(dropped_tag) and image_exists(kept_tag)
     finally:
         subprocess.run(["docker", "image", "rm", "-f", kept_tag, dropped_tag], capture_output=True)
+
+
+def keep(run: Path, task: Task, image: str) -> str:
+    """`task`'s kept state, committed from a container of `image` as the validator does."""
+
+    async def main() -> None:
+        sandbox = make_sandbox("docker", labels={RUN_DIR_LABEL: str(run.resolve())})
+        try:
+            async with sandbox.container(image, Limits()) as box:
+                await keep_state(box, task)
+        finally:
+            await sandbox.close()
+
+    asyncio.run(main())
+    return state_tag(task)
+
+
+def test_gc_keeps_the_accepted_tasks_states_until_told_to_drop_them(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    paths = RunPaths(run)
+    accepted = Task.load(write_task(tmp_path / "src", name="accepted"))
+    rejected = Task.load(write_task(tmp_path / "src", name="rejected", solve="echo other > /app/out.txt\n"))
+    accepted.save(paths.task_dir(1, "accepted"))
+    store = Store(paths.db)
+    store.add_candidate("r01-accepted", 1, None, 0)
+    store.accept("r01-accepted", TaskRow(id="accepted", name=accepted.name, round=1, parent_id=None,
+                                         root_id="accepted", path="tasks/r01/accepted"), b"", b"")  # fmt: skip
+    store.close()
+    image = build(run, accepted)
+    ours, theirs = keep(run, accepted, image), keep(run, rejected, image)
+    try:
+        done = rst("gc", str(run))
+        assert done.returncode == 0, done.stderr
+        assert image_exists(ours) and not image_exists(theirs) and image_exists(image)
+        dropped = rst("gc", str(run), "--drop-states")
+        assert dropped.returncode == 0 and "and kept states" in dropped.stdout, dropped.stdout
+        assert not image_exists(ours) and image_exists(image)
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", ours, theirs, image], capture_output=True)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from rst_synth.proposers.child import Extension, assemble_child
+from rst_synth.sandbox import FileDigest
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator.kept import derived_context, new_steps, shell_prelude, state_tag
+from rst_synth.validator.trial import same_files
 from tests.support import quality
 from tests.support.tasks import BASE_DOCKERFILE, write_task
 
@@ -92,3 +94,12 @@ def test_the_state_tag_follows_the_environment_and_the_solution(tmp_path: Path) 
     same.set_text(TaskPaths.SOLVE, same.solve_sh + "echo more\n", executable=True)
     assert state_tag(parent) != state_tag(same)
     assert state_tag(parent).startswith("rst-state:")
+
+
+def test_the_same_files_but_those_the_engine_writes_need_no_tests() -> None:
+    report = FileDigest(size=3, sha256="a" * 64)
+    host = FileDigest(size=9, sha256="b" * 64)
+    oracle = {"/app/report.csv": report, "/etc/hostname": host}
+    assert same_files({"/app/report.csv": report, "/etc/hostname": FileDigest(size=9, sha256="c" * 64)}, oracle)
+    assert not same_files({"/app/report.csv": FileDigest(size=3, sha256="d" * 64)}, oracle)
+    assert not same_files({"/app/report.csv": report, "/app/extra.txt": report}, oracle)

@@ -100,14 +100,13 @@ def synth_command(
             help="Reject children the solver solved in more than this share of its attempts (too_easy).",
         ),
     ] = None,
-    kept_states: Annotated[
-        bool | None,
+    no_kept_states: Annotated[
+        bool,
         typer.Option(
-            "--kept-states/--no-kept-states",
-            help="Keep each accepted task's final state as an image; its children's checks start from it. "
-            "[default: on]",
+            "--no-kept-states",
+            help="Validate every child from scratch: keep no task's final state as an image (kept by default).",
         ),
-    ] = None,
+    ] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Debug log to stderr too.")] = False,
     backend: Backend = "docker",
     executor: ExecutorName = "local",
@@ -142,7 +141,7 @@ def synth_command(
             "solver_k": solver_k,
             "require_solvable": require_solvable,
             "max_solve_rate": max_solve_rate,
-            "kept_states": kept_states,
+            "kept_states": False if no_kept_states else None,
         }.items()
         if v is not None
     }

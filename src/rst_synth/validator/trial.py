@@ -12,6 +12,8 @@ from rst_synth.sandbox import Container, ExecResult, FileState, file_state
 from rst_synth.sandbox.base import Breach
 from rst_synth.task import TaskPaths
 
+ENGINE_FILES = frozenset({"/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/mtab"})
+"""Files the engine writes into every container, each its own."""
 StatesWanted = Literal["none", "after", "both"]
 """Which file states a trial records around the solution (sandbox/listing.py)."""
 
@@ -50,6 +52,14 @@ class TrialOutcome:
         return "\n".join(parts)
 
 
+def same_files(one: FileState, other: FileState) -> bool:
+    """Every file under the scan roots the same, but those the engine writes for each container:
+    the tests would read what they read before, and give the verdict they gave."""
+    return {k: v for k, v in one.items() if k not in ENGINE_FILES} == {
+        k: v for k, v in other.items() if k not in ENGINE_FILES
+    }
+
+
 async def trial_in(
     box: Container,
     *,
@@ -61,12 +71,15 @@ async def trial_in(
     states: StatesWanted = "none",
     after_solve: Callable[[Container], Awaitable[None]] | None = None,
     quick: str | None = None,
+    passed: FileState | None = None,
 ) -> TrialOutcome:
     """A trial in a fresh container its caller made unstaged (and may keep: the quality checks reuse
     the oracle's); `states` records the files' states around the solution ("after": after it only);
     `after_solve` sees the container between the solution and the tests (the kept state is made there);
     `quick`, for a trial whose tests should fail: the new test modules' own command
-    (validator/mutation.py), run first, and where it fails the tests as a whole fail: reward 0."""
+    (validator/mutation.py), run first, and where it fails the tests as a whole fail: reward 0;
+    `passed`, for a trial whose tests should pass: the files after a run whose tests passed, and a
+    solution that leaves the same files needs no tests: reward 1 (`same_files`)."""
     solve = None
     xtrace = None
     before = None
@@ -77,7 +90,9 @@ async def trial_in(
         solve, xtrace = await run_solution(box, timeout=solve_timeout, trace=trace)
         if solve.timed_out or solve.breach:
             return TrialOutcome(solve=solve, verify=None, reward=None)
-    after = await file_state(box) if states != "none" else None
+    after = await file_state(box) if states != "none" or passed is not None else None
+    if passed is not None and after is not None and same_files(after, passed):
+        return TrialOutcome(solve=solve, verify=None, reward=1.0, xtrace=xtrace, before=before, after=after)
     if after_solve is not None:
         await after_solve(box)
     if quick is not None:

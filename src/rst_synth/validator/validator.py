@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from rst_synth.harness import build_image, open_task
-from rst_synth.sandbox import BuildError, Container, Sandbox, SandboxError
+from rst_synth.sandbox import BuildError, Container, FileState, Sandbox, SandboxError
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import executed_commands, solution_lines
 from rst_synth.validator.degenerate import degenerate_outputs
@@ -181,6 +181,7 @@ class Validator:
         after_solve: Callable[[Container], Awaitable[None]] | None = None,
         services: Services | None = None,
         quick: str | None = None,
+        passed: FileState | None = None,
     ) -> TrialOutcome:
         """One trial in a fresh container (`trial_in`); with `kept`, the container stays open after it;
         `services` are started again first (a kept state's)."""
@@ -201,6 +202,7 @@ class Validator:
                 states=states,
                 after_solve=after_solve,
                 quick=quick,
+                passed=passed,
             )
 
     async def _oracle(
@@ -240,7 +242,9 @@ class Validator:
         ) -> list[TrialOutcome]:
             wanted: StatesWanted = "after" if states is not None else "none"
             runs = range(self.config.determinism_runs)
-            trials = (self._trial(task, image, solution, states=wanted, services=services) for _ in runs)
+            # From a kept state without services: files as the oracle left them need no tests.
+            same = states.child_after if states is not None and services is not None and not services else None
+            trials = (self._trial(task, image, solution, states=wanted, services=services, passed=same) for _ in runs)
             return list(await asyncio.gather(*trials))
 
         async def run() -> CheckResult:
@@ -249,10 +253,12 @@ class Validator:
             if start is not None and start.image is not None and start.steps is not None:
                 try:
                     outcomes = await replay(start.image, start.steps.script(), start.services)
+                    if all(o.verify is None for o in outcomes):
+                        detail = "the new steps on the parent's kept state left every file as the oracle did"
                 except SandboxError as exc:
                     start.why, outcomes = str(exc), []
                 start.proven = bool(outcomes) and all(o.solved for o in outcomes)
-                detail = "the new steps on the parent's kept state"
+                detail = detail or "the new steps on the parent's kept state"
                 if outcomes and not start.proven:  # the kept state could not stand in: the whole solution decides
                     start.why = "the new steps alone did not pass on the parent's kept state"
             if not outcomes or not start or not start.proven:
