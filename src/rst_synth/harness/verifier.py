@@ -11,6 +11,7 @@ comes back as 0 with `Breach.TAMPERED` and a detail naming the path."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from dataclasses import dataclass, replace
@@ -25,7 +26,7 @@ from rst_synth.harness.tamper import (
     toolchain_finding,
     verifier_folders,
 )
-from rst_synth.sandbox import Container, ExecResult
+from rst_synth.sandbox import Container, ExecResult, FileChange
 from rst_synth.sandbox.base import Breach
 from rst_synth.task import TaskPaths
 
@@ -136,10 +137,11 @@ def read_markers(nonce: str, result: ExecResult) -> tuple[Reading, str]:
     return Reading(files, "; ".join(odd)), output
 
 
-async def toolchain_check(box: Container, test_sh: str, workdir: str, path: str) -> Finding | None:
-    """What the engine says changed versus the image, through tamper.py's policy; the few files that
-    tamper only by their content (a pyproject.toml that configures pytest) are read."""
-    changes = await box.changes()
+async def toolchain_check(
+    box: Container, changes: list[FileChange], test_sh: str, workdir: str, path: str
+) -> Finding | None:
+    """What the engine says changed versus the image (`changes`), through tamper.py's policy; the few
+    files that tamper only by their content (a pyproject.toml that configures pytest) are read."""
     folders = verifier_folders(test_sh, workdir)
     if found := toolchain_finding(changes, folders, path):
         return found
@@ -164,16 +166,21 @@ async def verify(
     and read the reward it wrote (None when it wrote none or ran out of time; 0 with
     `Breach.TAMPERED` when the run cannot be trusted). `fresh`: nothing ran in the container before,
     so there is nothing to check or clear first."""
-    config = await box.image_config()
-    env = clean_env(config.env)
     test_sh = tests.get("test.sh", b"").decode("utf-8", errors="replace")
-    if not fresh:
-        if found := await toolchain_check(box, test_sh, config.workdir, env["PATH"]):
+    if fresh:
+        config = await box.image_config()
+    else:
+        # Three engine calls at once (a second of every check, one after another): clearing /logs
+        # and /tests touches nothing the toolchain policy reads, and a refusal discards the run.
+        config, changes, prepared = await asyncio.gather(
+            box.image_config(), box.changes(), box.exec(_PREPARE, timeout=60, user="root")
+        )
+        if found := await toolchain_check(box, changes, test_sh, config.workdir, clean_env(config.env)["PATH"]):
             return refused(found.detail), 0.0
-        prepared = await box.exec(_PREPARE, timeout=60, user="root")
         problems = [line.removeprefix(_REFUSED) for line in prepared.output.splitlines() if line.startswith(_REFUSED)]
         if problems:
             return refused("; ".join(problems)), 0.0
+    env = clean_env(config.env)
     await box.put_files(tests, _TESTS)
     nonce = f"rst-{secrets.token_hex(12)}"
     command = env_command(env, f"bash --noprofile --norc {_TESTS}/test.sh")

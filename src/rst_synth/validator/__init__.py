@@ -6,10 +6,11 @@ from rst_synth.validator.models import (
     CheckResult,
     Reason,
     ValidationReport,
+    ValidatorConfig,
     Verdict,
 )
 from rst_synth.validator.static import static_check
-from rst_synth.validator.validator import Validator, ValidatorConfig
+from rst_synth.validator.validator import Validator
 
 __all__ = [
     "QUALITY_CHECKS",

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -184,14 +183,6 @@ class Keeper:
         self._slots = slots
         self._default_timeout = default_timeout
         self._locks: dict[str, asyncio.Lock] = {}
-
-    def keeper(self, task: Task) -> Callable[[Container], Awaitable[None]]:
-        """What the oracle's trial runs between the solution and the tests."""
-
-        async def keep(box: Container) -> None:
-            await keep_state(box, task)
-
-        return keep
 
     async def drop(self, task: Task) -> None:
         await self.sandbox.remove_image(state_tag(task))

@@ -199,3 +199,24 @@ class ValidationReport(BaseModel):
         failure = self.first_failure
         data["rejection"] = None if failure is None else {"check": failure.check.value, "reason": failure.reason.value}
         return data
+
+
+class ValidatorConfig(BaseModel):
+    """How validation runs; the contract itself is fixed."""
+
+    default_solve_timeout_sec: float = Field(default=600.0, gt=0)
+    """Time for solve.sh when task.toml sets no [agent].timeout_sec."""
+    max_containers: int = Field(default=4, ge=1)
+    """Containers at work at once across all validations of this validator. A child's oracle
+    container also waits, idle and outside this count, while the determinism and parent checks run,
+    so that the quality checks can reuse it."""
+    determinism_runs: int = Field(default=1, ge=0)
+    """Extra oracle runs, each in another fresh container, that must all reach reward 1 (0: off)."""
+    quality: bool = True
+    """Run the quality checks (validator/quality.py, validator/mutation.py) on children."""
+    max_mutated_outputs: int = Field(default=12, ge=1)
+    """New outputs the mutation check edits at most (the first by path)."""
+    keep_states: bool = False
+    """Keep each validated task's final state (validator/kept.py) and start its children's parent,
+    determinism and steps checks from it, and let the mutation check judge an edit by the new test
+    modules first (validator/mutation.py); off, every check runs from scratch. `rst synth` turns it on."""

@@ -69,17 +69,18 @@ async def trial_in(
     verify_timeout: float,
     trace: bool = False,
     states: StatesWanted = "none",
-    after_solve: Callable[[Container], Awaitable[None]] | None = None,
+    after_solve: Callable[[Container, FileState | None], Awaitable[None]] | None = None,
     quick: str | None = None,
-    passed: FileState | None = None,
+    passed: Awaitable[FileState | None] | None = None,
 ) -> TrialOutcome:
     """A trial in a fresh container its caller made unstaged (and may keep: the quality checks reuse
     the oracle's); `states` records the files' states around the solution ("after": after it only);
     `after_solve` sees the container between the solution and the tests (the kept state is made there);
     `quick`, for a trial whose tests should fail: the new test modules' own command
     (validator/mutation.py), run first, and where it fails the tests as a whole fail: reward 0;
-    `passed`, for a trial whose tests should pass: the files after a run whose tests passed, and a
-    solution that leaves the same files needs no tests: reward 1 (`same_files`)."""
+    `passed`, for a trial whose tests should pass: the files after the oracle's solution (awaited, it
+    may still be running; None: no such files), and a solution that leaves the same files needs no
+    tests, the oracle's deciding: reward 1 (`same_files`)."""
     solve = None
     xtrace = None
     before = None
@@ -91,10 +92,11 @@ async def trial_in(
         if solve.timed_out or solve.breach:
             return TrialOutcome(solve=solve, verify=None, reward=None)
     after = await file_state(box) if states != "none" or passed is not None else None
-    if passed is not None and after is not None and same_files(after, passed):
-        return TrialOutcome(solve=solve, verify=None, reward=1.0, xtrace=xtrace, before=before, after=after)
+    if passed is not None and after is not None and (expected := await passed) is not None:
+        if same_files(after, expected):
+            return TrialOutcome(solve=solve, verify=None, reward=1.0, xtrace=xtrace, before=before, after=after)
     if after_solve is not None:
-        await after_solve(box)
+        await after_solve(box, after)
     if quick is not None:
         await box.put_files(tests, TaskPaths.CONTAINER_TESTS_DIR)
         early = await box.exec(quick, timeout=verify_timeout + 60)

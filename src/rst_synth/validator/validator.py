@@ -8,20 +8,19 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field
-
 from rst_synth.harness import build_image, open_task
 from rst_synth.sandbox import BuildError, Container, FileState, Sandbox, SandboxError
 from rst_synth.task import Task, TaskPaths
 from rst_synth.task.metrics import executed_commands, solution_lines
 from rst_synth.validator.degenerate import degenerate_outputs
-from rst_synth.validator.kept import Keeper, Start
+from rst_synth.validator.kept import Keeper, Start, keep_state
 from rst_synth.validator.models import (
     QUALITY_CHECKS,
     Check,
     CheckResult,
     Reason,
     ValidationReport,
+    ValidatorConfig,
     Verdict,
 )
 from rst_synth.validator.mutation import quick_command, weak_tests
@@ -39,27 +38,6 @@ from rst_synth.validator.services import Services, restart
 from rst_synth.validator.static import static_check
 from rst_synth.validator.trial import StatesWanted, TrialOutcome, trial_in
 from rst_synth.validator.verdicts import expect, sandbox_error, skipped, timed
-
-
-class ValidatorConfig(BaseModel):
-    """How validation runs; the contract itself is fixed."""
-
-    default_solve_timeout_sec: float = Field(default=600.0, gt=0)
-    """Time for solve.sh when task.toml sets no [agent].timeout_sec."""
-    max_containers: int = Field(default=4, ge=1)
-    """Containers at work at once across all validations of this validator. A child's oracle
-    container also waits, idle and outside this count, while the determinism and parent checks run,
-    so that the quality checks can reuse it."""
-    determinism_runs: int = Field(default=1, ge=0)
-    """Extra oracle runs, each in another fresh container, that must all reach reward 1 (0: off)."""
-    quality: bool = True
-    """Run the quality checks (validator/quality.py, validator/mutation.py) on children."""
-    max_mutated_outputs: int = Field(default=12, ge=1)
-    """New outputs the mutation check edits at most (the first by path)."""
-    keep_states: bool = False
-    """Keep each validated task's final state (validator/kept.py) and start its children's parent,
-    determinism and steps checks from it, and let the mutation check judge an edit by the new test
-    modules first (validator/mutation.py); off, every check runs from scratch. `rst synth` turns it on."""
 
 
 @dataclass
@@ -117,20 +95,29 @@ class Validator:
             if parent is not None and self.config.keep_states:
                 start = await self._keeper.start(parent, task)
                 quick = quick_command(task, task.config.verifier.timeout_sec) if quality else None
-            # With a quick command, nop waits for the oracle: the command must pass there first.
+            # From a kept state, determinism needs nothing of the oracle but its files, which it
+            # waits for: it starts beside it. With a quick command, nop waits for the oracle: the
+            # command must pass there first.
+            seen: asyncio.Future[FileState | None] = asyncio.get_running_loop().create_future()
+            early = None
+            if start.image is not None and self.config.determinism_runs:
+                early = asyncio.ensure_future(self._determinism(task, report, states, start, seen))
             oracle, *nop = await asyncio.gather(
-                self._oracle(task, report, states, kept), *([] if quick else [self._nop(task, report)])
+                self._oracle(task, report, states, kept, seen), *([] if quick else [self._nop(task, report)])
             )
             report.checks += [oracle, *nop]
             if not oracle.passed:
+                if early is not None:
+                    early.cancel()
+                    await asyncio.gather(early, return_exceptions=True)
                 self._skip_rest(report, after=Check.NOP if nop else Check.ORACLE, parent=parent)
                 return
             if quick is not None and kept is not None and kept.box is not None:  # it must pass on the oracle's outputs
                 control = await kept.box.exec(quick, timeout=task.config.verifier.timeout_sec + 60)
                 quick = quick if control.ok else None
-            later = [] if nop else [self._nop(task, report, quick)]
+            later: list[Awaitable[CheckResult]] = [] if nop else [self._nop(task, report, quick)]
             if self.config.determinism_runs:
-                later.append(self._determinism(task, report, states, start))
+                later.append(early or self._determinism(task, report, states, start))
             if parent is not None:
                 later.append(self._parent(task, parent, report, states, start, quick))
             report.checks += await asyncio.gather(*later)
@@ -178,10 +165,10 @@ class Validator:
         trace: bool = False,
         states: StatesWanted = "none",
         kept: _Kept | None = None,
-        after_solve: Callable[[Container], Awaitable[None]] | None = None,
+        after_solve: Callable[[Container, FileState | None], Awaitable[None]] | None = None,
         services: Services | None = None,
         quick: str | None = None,
-        passed: FileState | None = None,
+        passed: Awaitable[FileState | None] | None = None,
     ) -> TrialOutcome:
         """One trial in a fresh container (`trial_in`); with `kept`, the container stays open after it;
         `services` are started again first (a kept state's)."""
@@ -206,15 +193,31 @@ class Validator:
             )
 
     async def _oracle(
-        self, task: Task, report: ValidationReport, states: States | None = None, kept: _Kept | None = None
+        self,
+        task: Task,
+        report: ValidationReport,
+        states: States | None = None,
+        kept: _Kept | None = None,
+        seen: asyncio.Future[FileState | None] | None = None,
     ) -> CheckResult:
+        """`seen` gets the files after the solution as soon as they are listed (None if never)."""
+
+        async def after_solve(box: Container, after: FileState | None) -> None:
+            if seen is not None and not seen.done():
+                seen.set_result(after)
+            if self.config.keep_states:
+                await keep_state(box, task)
+
         async def run() -> CheckResult:
             solution = task.files_under(TaskPaths.SOLUTION_DIR)
             wanted: StatesWanted = "both" if states is not None else "none"
-            keep = self._keeper.keeper(task) if self.config.keep_states else None
-            outcome = await self._trial(
-                task, report.image or "", solution, trace=True, states=wanted, kept=kept, after_solve=keep
-            )
+            try:
+                outcome = await self._trial(
+                    task, report.image or "", solution, trace=True, states=wanted, kept=kept, after_solve=after_solve
+                )
+            finally:
+                if seen is not None and not seen.done():
+                    seen.set_result(None)
             if states is not None:
                 states.child_before, states.child_after = outcome.before or {}, outcome.after or {}
             if outcome.solve is not None:
@@ -235,7 +238,12 @@ class Validator:
         return await timed(Check.NOP, run)
 
     async def _determinism(
-        self, task: Task, report: ValidationReport, states: States | None = None, start: Start | None = None
+        self,
+        task: Task,
+        report: ValidationReport,
+        states: States | None = None,
+        start: Start | None = None,
+        seen: asyncio.Future[FileState | None] | None = None,
     ) -> CheckResult:
         async def replay(
             image: str, solution: dict[str, bytes], services: Services | None = None
@@ -243,7 +251,7 @@ class Validator:
             wanted: StatesWanted = "after" if states is not None else "none"
             runs = range(self.config.determinism_runs)
             # From a kept state without services: files as the oracle left them need no tests.
-            same = states.child_after if states is not None and services is not None and not services else None
+            same = seen if services is not None and not services else None
             trials = (self._trial(task, image, solution, states=wanted, services=services, passed=same) for _ in runs)
             return list(await asyncio.gather(*trials))
 
