@@ -17,10 +17,8 @@ from pydantic import BaseModel, Field
 from rst_synth.proposers.base import ProposalError
 from rst_synth.task import HistoryStep, Lineage, Metadata, StepRecord, Task, TaskInfo, TaskPaths
 from rst_synth.task.dockerfile import as_root, without_root_wrap
-from rst_synth.task.shell import logical_lines
+from rst_synth.task.shell import logical_lines, without_trailing_exit
 from rst_synth.validator import Reason
-
-_TRAILING_EXIT = re.compile(r"(\n\s*exit(\s+0)?\s*)+\s*$")
 
 
 class NewStep(BaseModel):
@@ -63,11 +61,6 @@ class Extension(BaseModel):
 def step_test_module(tag: str) -> str:
     """Where a step's checks live; the tag makes the name unique within a lineage."""
     return f"{TaskPaths.TESTS_DIR}/test_step_{tag}.py"
-
-
-def without_trailing_exit(script: str) -> str:
-    """A script without the `exit` / `exit 0` it ends with: appended steps would never run after it."""
-    return _TRAILING_EXIT.sub("\n", script.rstrip("\n") + "\n").rstrip("\n") + "\n"
 
 
 def assemble_child(parent: Task, extension: Extension, *, proposer: str) -> Task:

@@ -8,6 +8,12 @@ import re
 from dataclasses import dataclass
 
 _HEREDOC = re.compile(r"(?<!<)<<(?!<)-?\s*([\"']?)(\w+)\1")
+_TRAILING_EXIT = re.compile(r"(\n\s*exit(\s+0)?\s*)+\s*$")
+
+
+def without_trailing_exit(script: str) -> str:
+    """A script without the `exit` / `exit 0` it ends with: appended steps would never run after it."""
+    return _TRAILING_EXIT.sub("\n", script.rstrip("\n") + "\n").rstrip("\n") + "\n"
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from rst_synth.harness import build_image, open_task, run_solution, stage
+from rst_synth.harness import open_task, run_solution, stage
 from rst_synth.sandbox import Container, Sandbox, SandboxError
 from rst_synth.sandbox.images import STATE_REPO
 from rst_synth.task import StepRecord, Task, TaskPaths
+from rst_synth.task.shell import logical_lines, without_trailing_exit
 from rst_synth.validator.quality import added_steps
 from rst_synth.validator.services import Services, from_label, survey, to_label
 
@@ -35,9 +36,7 @@ _STATE_LINE = re.compile(
     r"^(?:set [-+][-+a-zA-Z ]*(?:-o \w+)?|shopt -[su] [\w ]+|umask [0-7]+|cd \S+"
     r"|(?:export |declare -x |readonly )?[A-Za-z_]\w*=\S*|export [A-Za-z_][\w ]*)\s*(?:#.*)?$"
 )
-_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_]\w*)\2")
 _FUNCTION = re.compile(r"^(?:function\s+)?[A-Za-z_][\w-]*\s*\(\)\s*\{\s*$")
-_EXIT = re.compile(r"^exit(?:\s+0)?\s*(?:#.*)?$")
 
 
 def state_tag(task: Task) -> str:
@@ -55,8 +54,7 @@ async def keep_state(box: Container, task: Task) -> None:
 async def remake_state(sandbox: Sandbox, task: Task, default_timeout: float) -> dict[str, str] | None:
     """Make `task`'s kept state again (its solution in a fresh container of its image) where the
     engine lost it or never had it; its labels, or None when the solution did not run to its end."""
-    image = (await build_image(sandbox, task)).tag
-    async with open_task(sandbox, task, image=image, staged=False) as box:
+    async with open_task(sandbox, task, staged=False) as box:
         await stage(box, task.files_under(TaskPaths.SOLUTION_DIR))
         solve, _ = await run_solution(box, timeout=task.config.agent.timeout_sec or default_timeout)
         if solve.timed_out or solve.breach:
@@ -116,9 +114,7 @@ def new_steps(parent: Task, child: Task) -> NewSteps | None:
         return None
     first = records[0].solution_lines[0]
     lines = child.solve_sh.splitlines(keepends=True)
-    ours = [line.rstrip() for line in parent.solve_sh.splitlines()]
-    while ours and (not ours[-1] or _EXIT.match(ours[-1])):
-        ours.pop()
+    ours = [line.rstrip() for line in without_trailing_exit(parent.solve_sh).splitlines()]
     head = [line.rstrip() for line in lines[: first - 1]]
     between = head[len(ours) :]
     if head[: len(ours)] != ours or any(line and not line.lstrip().startswith("#") for line in between):
@@ -133,29 +129,19 @@ def new_steps(parent: Task, child: Task) -> NewSteps | None:
 
 def shell_prelude(lines: list[str]) -> list[str]:
     """The top-level lines of a script that set the shell's state (options, variables, exports, cd,
-    umask) and its top-level functions; heredoc bodies and indented lines are left out."""
+    umask) and its top-level functions, as `logical_lines` reads it: heredoc bodies and indented
+    lines are left out (but kept inside a function)."""
     kept: list[str] = []
-    ending: tuple[str, bool] | None = None  # a heredoc's end word, and whether its lines may be tab-indented
     function = False
-    for line in lines:
-        text = line.rstrip("\n")
-        if ending is not None:
-            word, tabs = ending
-            if (text.lstrip("\t") if tabs else text) == word:
-                ending = None
-            if function:
-                kept.append(line)
-            continue
+    for line in logical_lines("".join(lines)):
         if function:
-            kept.append(line)
-            function = text.rstrip() != "}"
-        elif _FUNCTION.match(text):
-            kept.append(line)
+            kept.append(line.text + "\n")
+            function = not (line.code and line.text.rstrip() == "}")
+        elif line.code and _FUNCTION.match(line.text):
+            kept.append(line.text + "\n")
             function = True
-        elif _STATE_LINE.match(text) and not text.startswith("#!"):
-            kept.append(line)
-        if found := _HEREDOC.search(text):
-            ending = (found[3], found[1] == "-")
+        elif line.code and _STATE_LINE.match(line.text) and not line.text.startswith("#!"):
+            kept.append(line.text + "\n")
     return kept if not function else []
 
 

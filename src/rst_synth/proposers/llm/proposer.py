@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rst_synth.llm import LLM, LLMConfig, LLMError, make_llm
 from rst_synth.proposers.base import Proposal, ProposalError, Usage
-from rst_synth.proposers.child import without_trailing_exit
 from rst_synth.proposers.discovery import Discover, Discovery, DiscoveryCache
 from rst_synth.proposers.llm.child import NAME, Parts, build_child, parts_of
 from rst_synth.proposers.llm.errors import REPAIR_HINTS, exact_error
@@ -40,6 +39,7 @@ from rst_synth.proposers.llm.prompts import (
 )
 from rst_synth.proposers.llm.reask import UnusableReply, reask_request
 from rst_synth.task import Task
+from rst_synth.task.shell import without_trailing_exit
 from rst_synth.validator import Reason, ValidationReport
 
 
