@@ -101,8 +101,12 @@ def keep(run: Path, task: Task, image: str) -> str:
 def test_gc_keeps_the_accepted_tasks_states_until_told_to_drop_them(tmp_path: Path) -> None:
     run = tmp_path / "run"
     paths = RunPaths(run)
-    accepted = Task.load(write_task(tmp_path / "src", name="accepted"))
-    rejected = Task.load(write_task(tmp_path / "src", name="rejected", solve="echo other > /app/out.txt\n"))
+    # An image of its own: the test removes it at the end, and other tests use the shared base's.
+    dockerfile = BASE_DOCKERFILE + f"RUN echo {uuid.uuid4().hex}\n"
+    accepted = Task.load(write_task(tmp_path / "src", name="accepted", dockerfile=dockerfile))
+    rejected = Task.load(
+        write_task(tmp_path / "src", name="rejected", solve="echo other > /app/out.txt\n", dockerfile=dockerfile)
+    )
     accepted.save(paths.task_dir(1, "accepted"))
     store = Store(paths.db)
     store.add_candidate("r01-accepted", 1, None, 0)

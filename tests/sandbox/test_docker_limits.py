@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 from pathlib import PurePosixPath
 
 import pytest
+from docker.errors import ImageNotFound
 
 from rst_synth.sandbox import Limits, SandboxError, make_sandbox
 from rst_synth.sandbox.base import Breach
@@ -149,3 +151,37 @@ def test_cancelling_work_removes_each_container_once(caplog: pytest.LogCaptureFi
     assert not our_containers()
     messages = [r.getMessage() for r in caplog.records]
     assert not [m for m in messages if "could not remove" in m or "pending" in m or "never retrieved" in m]
+
+
+def test_an_image_removed_between_its_build_and_its_use_is_built_again() -> None:
+    """Runs share the image of a build context; another run's `rst gc` may remove it meanwhile."""
+    marker = uuid.uuid4().hex
+    context = {"Dockerfile": f"FROM {IMAGE}\nRUN echo {marker} > /marker\n".encode()}
+
+    async def main() -> tuple[str, str]:
+        box = sandbox()
+        try:
+            info = await box.ensure_image(context, marker * 2, timeout=120)
+            await box.remove_image(info.tag)
+            assert await box.image_labels(info.tag) is None
+            async with box.container(info.tag, Limits()) as container:
+                result = await container.exec("cat /marker", timeout=30)
+            await box.remove_image(info.tag)
+            return info.tag, result.output.strip()
+        finally:
+            await box.close()
+
+    tag, seen = asyncio.run(main())
+    assert seen == marker
+    # A sandbox that never ensured the tag cannot know how to build it: the engine's error stands.
+    with pytest.raises(ImageNotFound):
+
+        async def unknown() -> None:
+            box = sandbox()
+            try:
+                async with box.container(tag, Limits()):
+                    pass
+            finally:
+                await box.close()
+
+        asyncio.run(unknown())

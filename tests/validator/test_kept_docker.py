@@ -14,6 +14,7 @@ import pytest
 
 from rst_synth.proposers.child import Extension, assemble_child
 from rst_synth.sandbox import Sandbox
+from rst_synth.sandbox.images import STATE_REPO
 from rst_synth.task import Task
 from rst_synth.validator import Reason, ValidationReport, Validator, ValidatorConfig
 from rst_synth.validator.kept import SERVICES_LABEL, state_tag
@@ -28,20 +29,35 @@ KEPT = ValidatorConfig(keep_states=True)
 
 @pytest.fixture(autouse=True)
 def _remove_states() -> Iterator[None]:
-    """The kept states this test made, and the images built on them (they carry the session's run
-    label, as its containers do), newest first: the engine removes no image another is built on."""
+    """The kept states this test made and the images built on them, newest first (the engine removes
+    no image another is built on). Only those: the tests of other files, running beside this one,
+    carry the same session label and use images of the same build contexts."""
     started = time.time() - 1
     yield
     api = docker.from_env().api
-    made = api.images(filters={"label": f"rst-synth.run={os.environ['RST_RUN_LABEL']}"})
+    made = [
+        image
+        for image in api.images(filters={"label": f"rst-synth.run={os.environ['RST_RUN_LABEL']}"})
+        if int(image.get("Created") or 0) >= started
+    ]
+    states = {image["Id"] for image in made if any(t.startswith(f"{STATE_REPO}:") for t in image.get("RepoTags") or [])}
     for image in sorted(made, key=lambda image: -int(image.get("Created") or 0)):
-        if int(image.get("Created") or 0) < started:
+        if image["Id"] not in states and not built_on(api, image["Id"], states):
             continue
         for tag in image.get("RepoTags") or []:
             try:
                 api.remove_image(tag)
             except docker.errors.APIError:
                 pass  # in use by another test's container: `rst gc` territory
+
+
+def built_on(api: docker.APIClient, image_id: str, roots: set[str]) -> bool:
+    """Whether `image_id`'s chain of parent images (the classic builder's) reaches one of `roots`."""
+    while image_id:
+        if image_id in roots:
+            return True
+        image_id = api.inspect_image(image_id).get("Parent") or ""
+    return False
 
 
 def image_labels(tag: str) -> dict[str, str] | None:

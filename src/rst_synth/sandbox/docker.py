@@ -15,6 +15,7 @@ import logging
 import os
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -63,6 +64,8 @@ RUN_DIR_LABEL = "rst-synth.run-dir"
 HTTP_TIMEOUT_SEC = 24 * 3600
 API_CALL_TIMEOUT_SEC = 120.0
 PIDS_STRIKES = 2
+REMEMBERED_CONTEXTS = 256
+"""Build contexts kept to build an image again that vanished between its build and its use."""
 """Watchdog polls in a row at the pids limit before the container is stopped as a fork bomb."""
 
 
@@ -99,6 +102,9 @@ class DockerSandbox:
         self._storage_opt: bool | None = None
         """Whether the storage driver enforces a size per container (None: not tried yet)."""
         self._build_locks: dict[str, asyncio.Lock] = {}
+        self._contexts: OrderedDict[str, tuple[dict[str, bytes], float]] = OrderedDict()
+        """The latest contexts ensure_image saw, by tag: another run's `rst gc` (or a prune) may
+        remove a tag this sandbox found in place, since runs share images of the same context."""
         self._live: set[str] = set()
         """Names of the containers this sandbox made and has not removed yet."""
         self._removals: dict[str, asyncio.Future[None]] = {}
@@ -128,6 +134,10 @@ class DockerSandbox:
 
     async def ensure_image(self, context: dict[str, bytes], context_hash: str, *, timeout: float) -> ImageInfo:
         tag = f"{IMAGE_REPO}:{context_hash[:24]}"
+        self._contexts[tag] = (context, timeout)
+        self._contexts.move_to_end(tag)
+        while len(self._contexts) > REMEMBERED_CONTEXTS:
+            self._contexts.popitem(last=False)
         lock = self._build_locks.setdefault(tag, asyncio.Lock())
         async with lock:
             if await self.image_labels(tag) is not None:
@@ -135,6 +145,17 @@ class DockerSandbox:
             started = time.monotonic()
             await self._build(context, tag, timeout)
             return ImageInfo(tag=tag, built=True, build_sec=time.monotonic() - started)
+
+    async def _build_again(self, tag: str) -> bool:
+        """Build `tag` from the context it was ensured with, if it is gone; False: context unknown."""
+        if tag not in self._contexts:
+            return False
+        context, timeout = self._contexts[tag]
+        async with self._build_locks.setdefault(tag, asyncio.Lock()):
+            if await self.image_labels(tag) is None:
+                log.warning("image %s vanished after it was built; building it again", tag)
+                await self._build(context, tag, timeout)
+        return True
 
     async def image_labels(self, tag: str) -> dict[str, str] | None:
         try:
@@ -246,7 +267,12 @@ class DockerSandbox:
         self._live.add(name)  # before it exists: a cancelled create is removed by name all the same
         watch: asyncio.Task[None] | None = None
         try:
-            await self._create(image, name, resolved)
+            try:
+                await self._create(image, name, resolved)
+            except ImageNotFound:
+                if not await self._build_again(image):
+                    raise
+                await self._create(image, name, resolved)
             await self._call(self._api.start, name)
             watch = asyncio.create_task(self._watch(name, guard))
             yield DockerContainer(self, name, guard)
