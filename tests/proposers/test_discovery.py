@@ -3,7 +3,10 @@ instruction names, or that lie in a folder it names, left as they were."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery, named_inputs
@@ -38,6 +41,29 @@ def test_inputs_are_named_files_and_files_of_named_folders() -> None:
         "/app/src/main.c",
         "/srv/appdata/a.txt",
     ]  # the Makefile changed: it is an output of the solution, not an input
+
+
+NESTED = """
+from rst_synth.proposers.discovery import named_inputs
+files = {p: (10, "1", 0o644) for p in ("/srv/appdata/records/2026-01.csv", "/srv/appdata/config/app.conf")}
+print(named_inputs("Back up /srv/appdata into /var/backups; keep /srv tidy.", files, files))
+"""
+
+
+def test_the_deepest_named_folder_decides_whatever_the_string_hashes() -> None:
+    """`/srv` and `/srv/appdata` both named: the files two levels below `/srv/appdata` are inputs. A
+    set's order (it follows PYTHONHASHSEED) once decided, so one seed's children differed between runs."""
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", NESTED],
+            env={**os.environ, "PYTHONHASHSEED": str(hash_seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for hash_seed in range(6)
+    }
+    assert seen == {"['/srv/appdata/config/app.conf', '/srv/appdata/records/2026-01.csv']\n"}
 
 
 def test_an_input_is_read_never_changed_or_written_beside() -> None:

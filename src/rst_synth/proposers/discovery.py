@@ -139,7 +139,9 @@ def named_inputs(instruction: str, before: Listing, after: Listing) -> list[str]
     for path in unchanged:
         if any(part.startswith(".") for part in PurePosixPath(path).parts) or _PLANTED.search(path):
             continue
-        folder = next((n for n in named if path.startswith(n.rstrip("/") + "/")), None)
+        # The deepest folder named: which of `/srv` and `/srv/appdata` is met first must not depend on
+        # the order of a set (string hashes differ from one process to the next).
+        folder = max((n for n in named if path.startswith(n.rstrip("/") + "/")), key=len, default=None)
         if path in named or (folder is not None and path[len(folder) :].count("/") <= 2):
             found.append(path)
     return found[:MAX_INPUTS]
