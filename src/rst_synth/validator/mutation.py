@@ -23,12 +23,13 @@ alone pass on the untouched outputs first.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sqlite3
 import tempfile
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from rst_synth.harness import read_reward
@@ -40,6 +41,7 @@ from rst_synth.validator.quality import added_steps
 MAX_CONTENT_BYTES = 4 * 1024 * 1024
 WORK_DIR = PurePosixPath("/tmp/rst-mutation")
 """Where the copies and the edited contents wait, outside the scan roots."""
+_DRIVER = Path(__file__).with_name("quick_mutants.py")
 _APPLIED = "rst-mutation-applied"
 _CAUGHT = "rst-mutation-caught"
 _SELECTS = re.compile(r"(?:^|\s)(?:-k|-m(?!\s+pytest)|--deselect|--lf|--last-failed)(?:\s|=|$)")
@@ -177,10 +179,18 @@ def _line_edit(text: str) -> tuple[str, str] | None:
 
 def quick_command(task: Task, timeout: float) -> str | None:
     """The pytest command of `task`'s new test modules alone (`modules_command`), or None."""
-    tests = TaskPaths.CONTAINER_TESTS_DIR
-    modules = [str(tests / PurePosixPath(r.test_module).name) for r in added_steps(task) if r.test_module]
-    modules = [m for m in modules if f"{TaskPaths.TESTS_DIR}/{PurePosixPath(m).name}" in task.files]
-    return modules_command(task.text(TaskPaths.TEST_SH), modules, timeout)
+    return modules_command(task.text(TaskPaths.TEST_SH), list(new_modules(task)), timeout)
+
+
+def new_modules(task: Task) -> dict[str, str]:
+    """The child's new test modules: their paths in the container, and their text."""
+    found = {}
+    for record in added_steps(task):
+        name = PurePosixPath(record.test_module).name
+        if record.test_module and f"{TaskPaths.TESTS_DIR}/{name}" in task.files:
+            text = task.files[f"{TaskPaths.TESTS_DIR}/{name}"].decode("utf-8", errors="replace")
+            found[str(TaskPaths.CONTAINER_TESTS_DIR / name)] = text
+    return found
 
 
 def modules_command(test_sh: str, modules: list[str], timeout: float) -> str | None:
@@ -198,11 +208,18 @@ def modules_command(test_sh: str, modules: list[str], timeout: float) -> str | N
 
 
 async def weak_tests(
-    box: Container, outputs: FileState, *, verify_timeout: float, max_outputs: int, quick: str | None = None
+    box: Container,
+    outputs: FileState,
+    *,
+    verify_timeout: float,
+    max_outputs: int,
+    quick: str | None = None,
+    modules: dict[str, str] | None = None,
 ) -> MutationOutcome:
     """Run the edits of (at most `max_outputs` of) `outputs` in `box`, the oracle's container, whose
     tests passed; every file is restored after its edits. `quick`: the new modules' own pytest
-    command (`quick_command`), which passed on the untouched outputs, tried first on every edit.
+    command (`quick_command`), which passed on the untouched outputs, tried first on every edit;
+    with the `modules` it names (`new_modules`), the edits those catch run in one process (quick_mutants.py).
 
     To keep the cost down, an output's remaining content edits are skipped once one of them made the
     tests fail, and the check stops at the first output whose deletion or content edits all leave
@@ -221,12 +238,21 @@ async def weak_tests(
     staged = {
         f"{WORK_DIR.name}/m{numbered[id(m)]}": m.content for ms in edits.values() for m in ms if m.content is not None
     }
-    await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
     backups = {path: k for k, path in enumerate(chosen)}
+    groups = [[numbered[id(m)] for m in edits[path]] for path in chosen]
+    plan = _plan(chosen, edits, numbered, backups, modules, verify_timeout) if quick and modules else None
+    if plan is not None:
+        staged[f"{WORK_DIR.name}/plan.json"] = plan
+        staged[f"{WORK_DIR.name}/quick_mutants.py"] = _DRIVER.read_bytes()
+    await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
+    batch = await _batch(box, verify_timeout * sum(map(len, groups)) + 60) if plan is not None else []
     run: list[tuple[Mutant, bool]] = []
     failure = None
 
     async def killed(mutant: Mutant) -> bool:
+        if len(run) < len(batch) and batch[len(run)] == numbered[id(mutant)]:
+            run.append((mutant, True))  # caught in the batch
+            return True
         previous = run[-1][0] if run else None
         found = await _killed(box, numbered[id(mutant)], mutant, previous, backups, verify_timeout, quick)
         run.append((mutant, found))
@@ -283,15 +309,7 @@ async def _killed(
 ) -> bool:
     """Apply edit `i` (restoring the previous output first, copying a new one first), run the tests
     (the `quick` modules first, test.sh only where they pass)."""
-    steps = []
-    if previous is not None and previous.path != mutant.path:
-        steps.append(_restore(backups[previous.path], previous.path))
-    if previous is None or previous.path != mutant.path:
-        steps.append(_backup(backups[mutant.path], mutant.path))
-    else:
-        steps.append(_restore(backups[mutant.path], mutant.path))
-    target = shlex.quote(mutant.path)
-    steps.append(f"rm -f -- {target}" if mutant.content is None else f"cat -- {WORK_DIR}/m{i} > {target}")
+    steps = _apply(i, mutant, previous, backups)
     steps.append(f"rm -f -- {TaskPaths.CONTAINER_REWARD_TXT} {TaskPaths.CONTAINER_REWARD_JSON}")
     # One exec edits and verifies; `timeout` ends a hanging test run without taking the container down.
     whole = f"timeout -k 5 {verify_timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"
@@ -307,3 +325,50 @@ async def _killed(
         return True
     reward = await read_reward(box)
     return reward is None or reward < 1.0
+
+
+def _apply(i: int, mutant: Mutant, previous: Mutant | None, backups: dict[str, int]) -> list[str]:
+    """The shell steps that put edit `i` in place after `previous` (restore the previous output,
+    copy a new one away first)."""
+    steps = []
+    if previous is not None and previous.path != mutant.path:
+        steps.append(_restore(backups[previous.path], previous.path))
+    if previous is None or previous.path != mutant.path:
+        steps.append(_backup(backups[mutant.path], mutant.path))
+    else:
+        steps.append(_restore(backups[mutant.path], mutant.path))
+    target = shlex.quote(mutant.path)
+    steps.append(f"rm -f -- {target}" if mutant.content is None else f"cat -- {WORK_DIR}/m{i} > {target}")
+    return steps
+
+
+def _plan(
+    chosen: list[str],
+    edits: dict[str, list[Mutant]],
+    numbered: dict[int, int],
+    backups: dict[str, int],
+    modules: dict[str, str],
+    timeout: float,
+) -> bytes:
+    """quick_mutants.py's plan: the edits in the check's order, and per output the modules that name
+    it first (with `-x` a catch then ends the run sooner; every module still runs when none fails)."""
+    groups = []
+    for k, path in enumerate(chosen):
+        previous = edits[chosen[k - 1]][0] if k else None  # any edit of the previous output: the same steps
+        applies = []
+        for j, mutant in enumerate(edits[path]):
+            steps = _apply(numbered[id(mutant)], mutant, previous if j == 0 else edits[path][0], backups)
+            applies.append({"index": numbered[id(mutant)], "apply": " && ".join(steps)})
+        ordered = sorted(modules, key=lambda m: path not in modules[m])
+        groups.append({"modules": ordered, "edits": applies, "undo": _restore(backups[path], path)})
+    return json.dumps({"timeout": timeout, "groups": groups}).encode()
+
+
+async def _batch(box: Container, timeout: float) -> list[int]:
+    """Run the plan; the edits it caught, in order (a prefix of the check's edits)."""
+    run = await box.exec(
+        f"cd {TaskPaths.CONTAINER_TESTS_DIR} && PYTHONDONTWRITEBYTECODE=1 python3 {WORK_DIR}/quick_mutants.py "
+        f"{WORK_DIR}/plan.json",
+        timeout=timeout,
+    )
+    return [int(line.split()[1]) for line in run.output.splitlines() if re.fullmatch(r"caught \d+", line)]

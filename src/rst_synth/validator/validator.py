@@ -23,7 +23,7 @@ from rst_synth.validator.models import (
     ValidatorConfig,
     Verdict,
 )
-from rst_synth.validator.mutation import quick_command, weak_tests
+from rst_synth.validator.mutation import new_modules, quick_command, weak_tests
 from rst_synth.validator.quality import (
     States,
     added_steps,
@@ -345,7 +345,9 @@ class Validator:
         async def mutation() -> CheckResult:
             timeout, most = task.config.verifier.timeout_sec, self.config.max_mutated_outputs
             async with self._slots:
-                found = await weak_tests(box, outputs, verify_timeout=timeout, max_outputs=most, quick=quick)
+                found = await weak_tests(
+                    box, outputs, verify_timeout=timeout, max_outputs=most, quick=quick, modules=new_modules(task)
+                )
             report.figures.kill_rate = found.kill_rate
             return found.result
 
