@@ -3,15 +3,26 @@ instruction names, or that lie in a folder it names, left as they were."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind
-from rst_synth.proposers.discovery import Discovery, named_inputs
+from rst_synth.proposers.discovery import Discovery, discover, named_inputs
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
+from rst_synth.sandbox import ExecResult, Limits, SandboxError
 from rst_synth.sandbox.listing import Listing
+from rst_synth.task import Task
+from tests.support.fakes import FakeContainer, FakeSandbox
+from tests.support.tasks import write_task
 
 INSTRUCTION = """Fix `/app/Makefile` so the sources in `/app/src/` build, then summarise `/app/data/readings.txt`
 into /app/out/stats.txt. Do not modify anything under /srv/appdata. Logs go to /var/log/app.log."""
@@ -96,3 +107,36 @@ def test_build_files_are_the_programs_not_text_to_count() -> None:
         text_ops = [op for op in OPERATORS.values() if Kind.TEXT in op.kinds and op.can_use(artifact, found)]
         assert text_ops == [], path
     assert classify("/app/notes.d", b"not a make rule\n")[0] is Kind.TEXT
+
+
+class StallingSurvey(FakeSandbox):
+    """The tools survey of discovery runs out of time in the first `stalls` containers (a loaded engine)."""
+
+    def __init__(self, stalls: int) -> None:
+        super().__init__()
+        self.stalls = stalls
+
+    @asynccontextmanager
+    async def container(self, image: str, limits: Limits) -> AsyncIterator[FakeContainer]:
+        async with super().container(image, limits) as box:
+            stall, run = self.stalls > 0, box.exec
+            self.stalls -= 1
+
+            async def exec(command: str, **options: Any) -> ExecResult:
+                if stall and "command -v" in command:
+                    return ExecResult(exit_code=None, output="", duration_sec=120.0, timed_out=True)
+                return await run(command, **options)
+
+            box.exec = exec  # type: ignore[method-assign]
+            yield box
+
+
+def test_a_survey_that_did_not_finish_is_run_again_not_taken_for_no_tools(tmp_path: Path) -> None:
+    """An empty tools list once made every operator inapplicable: "no operator applies" for a parent
+    that had plenty, when the engine was slow."""
+    task = Task.load(write_task(tmp_path, solve="touch /app/made\n"))
+    once = StallingSurvey(stalls=1)
+    found = asyncio.run(discover(once, task))
+    assert once.containers == 2 and isinstance(found, Discovery)  # the second container answered
+    with pytest.raises(SandboxError, match="survey of tools timed out"):
+        asyncio.run(discover(StallingSurvey(stalls=2), task))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import shlex
 from collections.abc import Awaitable, Callable
@@ -14,10 +15,12 @@ from pydantic import BaseModel, Field
 from rst_synth.harness import open_task, run_solution, stage
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.base import ProposalError
-from rst_synth.sandbox import Container, Sandbox, files_of_tar
+from rst_synth.sandbox import Container, Sandbox, SandboxError, files_of_tar
 from rst_synth.sandbox.listing import Listing, listing_command, parse_listing
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator import Reason
+
+log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_ARTIFACTS = 60
@@ -99,23 +102,50 @@ def discovery_on(sandbox: Sandbox) -> Discover:
 
 
 async def discover(sandbox: Sandbox, task: Task, *, timeout: float = 600.0) -> Discovery:
-    """Run `task`'s solve.sh in a fresh container and classify every file it created or changed."""
+    """Run `task`'s solve.sh in a fresh container and classify every file it created or changed. A
+    listing or survey that did not finish (a loaded engine) is not taken for an empty one: the whole
+    discovery runs once more in a fresh container, then SandboxError."""
+    try:
+        return await _discover(sandbox, task, timeout)
+    except _Unfinished as exc:
+        log.warning("discovery of %s: %s; trying once more", task.name, exc)
+    try:
+        return await _discover(sandbox, task, timeout)
+    except _Unfinished as exc:
+        raise SandboxError(f"discovery of {task.name}: {exc}") from None
+
+
+class _Unfinished(Exception):
+    """A survey exec of discovery that did not run to its end."""
+
+
+async def _finished(box: Container, what: str, command: str, timeout: float, user: str | None = None) -> str:
+    run = await box.exec(command, timeout=timeout, user=user)
+    if not run.ok:
+        state = "timed out" if run.timed_out else f"ended with status {run.exit_code}"
+        raise _Unfinished(f"the {what} {state}: {run.tail(200).strip()}")
+    return run.output
+
+
+async def _discover(sandbox: Sandbox, task: Task, timeout: float) -> Discovery:
     listing = listing_command()
     async with open_task(sandbox, task, staged=False) as box:
-        workdir = (await box.exec("pwd", timeout=30)).output.strip() or "/"
-        before = parse_listing((await box.exec(listing, timeout=120, user="root")).output)
+        workdir = (await _finished(box, "working directory", "pwd", 60)).strip() or "/"
+        before = parse_listing(await _finished(box, "file listing", listing, 300, user="root"))
         await stage(box, task.files_under(TaskPaths.SOLUTION_DIR))
         solve, _ = await run_solution(box, timeout=timeout)
         if not solve.ok:
             raise ProposalError(Reason.PARENT_SOLUTION_FAILED, solve.tail(500))
-        after = parse_listing((await box.exec(listing, timeout=120, user="root")).output)
-        tools_out = await box.exec(
+        after = parse_listing(await _finished(box, "file listing", listing, 300, user="root"))
+        tools_out = await _finished(
+            box,
+            "survey of tools",
             f"for t in {' '.join(TOOLS)}; do command -v $t >/dev/null 2>&1 && echo $t; done; "
             'for m in yaml sqlite3; do python3 -c "import $m" 2>/dev/null && echo py:$m; done; true',
-            timeout=30,
+            120,
         )
-        tools = [t for t in tools_out.output.split() if not t.startswith("py:")]
-        modules = [t[3:] for t in tools_out.output.split() if t.startswith("py:")]
+        tools = [t for t in tools_out.split() if not t.startswith("py:")]
+        modules = [t[3:] for t in tools_out.split() if t.startswith("py:")]
         changed = sorted(p for p, meta in after.items() if before.get(p) != meta)
         artifacts = await _collect(box, changed, after, before, workdir)
         artifacts += await _inputs(box, named_inputs(task.instruction, before, after), after)
