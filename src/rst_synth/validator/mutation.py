@@ -239,13 +239,12 @@ async def weak_tests(
         f"{WORK_DIR.name}/m{numbered[id(m)]}": m.content for ms in edits.values() for m in ms if m.content is not None
     }
     backups = {path: k for k, path in enumerate(chosen)}
-    groups = [[numbered[id(m)] for m in edits[path]] for path in chosen]
     plan = _plan(chosen, edits, numbered, backups, modules, verify_timeout) if quick and modules else None
     if plan is not None:
         staged[f"{WORK_DIR.name}/plan.json"] = plan
         staged[f"{WORK_DIR.name}/quick_mutants.py"] = _DRIVER.read_bytes()
     await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
-    batch = await _batch(box, verify_timeout * sum(map(len, groups)) + 60) if plan is not None else []
+    batch = await _batch(box, verify_timeout * len(numbered) + 60) if plan is not None else []
     run: list[tuple[Mutant, bool]] = []
     failure = None
 
