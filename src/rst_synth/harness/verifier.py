@@ -55,12 +55,25 @@ true
 """
 
 
+ALONE = """alone=1
+for p in /proc/[0-9]*; do
+  case "${p#/proc/}" in 1|$$) continue ;; esac
+  read -r state < "$p/stat" 2>/dev/null || continue
+  state=${state##*) }
+  tasks=("$p"/task/*)
+  [ "${state%% *}" = Z ] && [ "${#tasks[@]}" -le 1 ] || alone=
+done"""
+"""Sets `alone` where no process lives but PID 1 and this shell: zombies aside (the keepalive leaves
+one), but not a zombie thread-group leader whose other threads still run."""
+
+
 def _run_script(nonce: str, test_sh: str) -> str:
     """test.sh, then the reward files as it left them, read twice around a short pause (a writer
     racing the tests changes them or leaves them newer than a stamp made when test.sh ended), between
     lines that start with `nonce`; exits with test.sh's status. The pause is skipped where no process
-    but PID 1 (the sandbox's keepalive) and this shell is left once test.sh ended: a writer is a
-    process, and from then on only this shell could start one."""
+    but PID 1 (the sandbox's keepalive) and this shell is left once test.sh ended, zombies aside (the
+    keepalive leaves one, `ALONE`): a writer is a live process, and from then on only this shell could
+    start one."""
     n = nonce
     return f"""{test_sh}
 rc=$?
@@ -75,10 +88,7 @@ show() {{
     fi
   done
 }}
-alone=1
-for p in /proc/[0-9]*; do
-  case "${{p#/proc/}}" in 1|$$) ;; *) alone= ;; esac
-done
+{ALONE}
 first=$(show)
 [ -n "$alone" ] || read -rt 0.3 <> <(:) || :
 [ "$first" = "$(show)" ] || echo "{n}:odd:{_LOGS} changed after the tests ended"
