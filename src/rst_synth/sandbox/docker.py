@@ -64,9 +64,9 @@ RUN_DIR_LABEL = "rst-synth.run-dir"
 HTTP_TIMEOUT_SEC = 24 * 3600
 API_CALL_TIMEOUT_SEC = 120.0
 PIDS_STRIKES = 2
+"""Watchdog polls in a row at the pids limit before the container is stopped as a fork bomb."""
 REMEMBERED_CONTEXTS = 256
 """Build contexts kept to build an image again that vanished between its build and its use."""
-"""Watchdog polls in a row at the pids limit before the container is stopped as a fork bomb."""
 
 
 class DockerSandbox:
@@ -100,6 +100,16 @@ class DockerSandbox:
         self._max_disk_mb, self._output_cap, self._read_cap = max_disk_mb, output_cap, read_cap
         self._max_exec_sec, self._poll_sec = max_exec_sec, poll_sec
         self._storage_opt: bool | None = None
+        # Containers' changes are read from their overlay upper directories (overlay.py) where the
+        # engine keeps them on this host, under a root this process (root) can read.
+        root = str(info.get("DockerRootDir") or "")
+        self._host_overlay = (
+            info.get("Driver") == "overlay2"
+            and str(self._api.base_url).startswith("http+docker://local")
+            and os.geteuid() == 0
+            and bool(root)
+            and os.path.isdir(os.path.join(root, "overlay2"))
+        )
         """Whether the storage driver enforces a size per container (None: not tried yet)."""
         self._build_locks: dict[str, asyncio.Lock] = {}
         self._contexts: OrderedDict[str, tuple[dict[str, bytes], float]] = OrderedDict()

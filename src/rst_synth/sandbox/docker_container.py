@@ -9,7 +9,7 @@ import json
 import tarfile
 import time
 from collections.abc import Callable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, TypeVar
 
 from docker.errors import NotFound
@@ -24,6 +24,7 @@ from rst_synth.sandbox.hardening import (
     in_daemon_thread,
     limit_counters,
 )
+from rst_synth.sandbox.overlay import overlay_changes
 
 T = TypeVar("T")
 
@@ -48,6 +49,7 @@ class Engine(Protocol):
     _read_cap: int
     _max_exec_sec: float
     _storage_opt: bool | None
+    _host_overlay: bool
 
     async def _call(self, fn: Callable[..., T], *args: Any, timeout: float | None = ..., **kwargs: Any) -> T: ...
 
@@ -60,6 +62,8 @@ class DockerContainer:
         self._api = sandbox._api
         self._guard = guard
         self.id = name
+        self._overlay: tuple[Path, list[Path]] | bool | None = None
+        """Where `changes` reads from: the overlay directories, False for the engine, None not asked yet."""
 
     async def exec(
         self, command: str, *, timeout: float, env: dict[str, str] | None = None, user: str | None = None
@@ -187,9 +191,29 @@ class DockerContainer:
             return None
 
     async def changes(self) -> list[FileChange]:
-        # GET /containers/{id}/changes: the storage driver's record, out of reach of code inside.
+        # The storage driver's record, out of reach of code inside: read on the host where it can
+        # be (overlay.py: milliseconds), else GET /containers/{id}/changes.
+        if self._overlay is None:
+            self._overlay = await self._overlay_dirs()
+        if isinstance(self._overlay, tuple):
+            try:
+                return await asyncio.to_thread(overlay_changes, *self._overlay)
+            except OSError:  # Unreadable included: the engine answers for this container from now on
+                self._overlay = False
         listed = await self._sandbox._call(self._api.diff, self.id) or []
         return [FileChange(str(c["Path"]), ChangeKind(int(c["Kind"]))) for c in listed if int(c["Kind"]) in (0, 1, 2)]
+
+    async def _overlay_dirs(self) -> tuple[Path, list[Path]] | bool:
+        """The container's upper directory and its image's layers (topmost first), where this host
+        holds them; False where it does not."""
+        if not self._sandbox._host_overlay:
+            return False
+        driver = (await self._sandbox._call(self._api.inspect_container, self.id)).get("GraphDriver") or {}
+        data = driver.get("Data") or {}
+        if driver.get("Name") != "overlay2" or not data.get("UpperDir") or not data.get("LowerDir"):
+            return False
+        upper, lowers = Path(data["UpperDir"]), [Path(p) for p in str(data["LowerDir"]).split(":")]
+        return (upper, lowers) if all(p.is_dir() for p in (upper, *lowers)) else False
 
     async def image_config(self) -> ImageConfig:
         config = (await self._sandbox._call(self._api.inspect_container, self.id)).get("Config") or {}
