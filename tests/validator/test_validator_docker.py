@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 import pytest
 
 from rst_synth.validator import Check, Reason, ValidationReport, Validator, ValidatorConfig, Verdict
@@ -27,6 +31,47 @@ def test_good_task_is_accepted_with_figures(task_factory) -> None:
     # set -e, mkdir, one echo: xtrace sees at least these
     assert report.figures.executed_commands is not None and report.figures.executed_commands >= 3
     assert report.figures.oracle_sec is not None
+
+
+class CountingSandbox:
+    """The real sandbox, counting the containers open at once."""
+
+    def __init__(self, sandbox: Any) -> None:
+        self.sandbox, self.open, self.most = sandbox, 0, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sandbox, name)
+
+    @asynccontextmanager
+    async def container(self, image: str, limits: Any) -> AsyncIterator[Any]:
+        async with self.sandbox.container(image, limits) as box:
+            self.open += 1
+            self.most = max(self.most, self.open)
+            try:
+                yield box
+            finally:
+                self.open -= 1
+
+
+def test_a_seeds_determinism_run_starts_beside_its_oracle_and_nop(task_factory) -> None:
+    # Each run lasts two seconds, so the three trials overlap where they start together.
+    task = load(task_factory(solve="sleep 2\necho hello > /app/out.txt\n"))
+    counting: list[CountingSandbox] = []
+
+    async def work(sandbox: Any) -> ValidationReport:
+        counting.append(CountingSandbox(sandbox))
+        return await Validator(counting[0], ValidatorConfig(max_containers=3)).validate(task)
+
+    report = run_async(work)
+    assert report.accepted, report.first_failure
+    assert counting[0].most == 3  # oracle, nop and determinism at once
+
+    counting.clear()
+    failing = load(task_factory(name="failing", solve="sleep 2\necho bye > /app/out.txt\n"))
+    report = run_async(lambda sandbox: Validator(sandbox).validate(failing))
+    assert report.first_failure.check is Check.ORACLE
+    assert report.result(Check.DETERMINISM).reason is Reason.EARLIER_CHECK_FAILED  # cancelled, not reported
+    assert our_containers() == []
 
 
 def test_tests_passing_untouched_environment_rejected_by_nop(task_factory) -> None:
