@@ -100,6 +100,7 @@ class DockerSandbox:
         self._max_disk_mb, self._output_cap, self._read_cap = max_disk_mb, output_cap, read_cap
         self._max_exec_sec, self._poll_sec = max_exec_sec, poll_sec
         self._storage_opt: bool | None = None
+        """Whether the storage driver enforces a size per container (None: not tried yet)."""
         # Containers' changes are read from their overlay upper directories (overlay.py) where the
         # engine keeps them on this host, under a root this process (root) can read.
         root = str(info.get("DockerRootDir") or "")
@@ -110,7 +111,6 @@ class DockerSandbox:
             and bool(root)
             and os.path.isdir(os.path.join(root, "overlay2"))
         )
-        """Whether the storage driver enforces a size per container (None: not tried yet)."""
         self._build_locks: dict[str, asyncio.Lock] = {}
         self._contexts: OrderedDict[str, tuple[dict[str, bytes], float]] = OrderedDict()
         """The latest contexts ensure_image saw, by tag: another run's `rst gc` (or a prune) may

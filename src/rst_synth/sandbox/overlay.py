@@ -7,16 +7,18 @@ filesystem with the image's (a quarter of a second for a slim Debian image, a se
 on every verifier run). Like the engine's list, it is out of reach of the code inside: a container
 writes into its upper directory, never reads or changes how the host reads it.
 
-The kinds follow the engine's overlay rules (moby's `OverlayChanges`):
-- a character device 0:0 is a whiteout, the path is DELETED; a directory marked opaque
-  (`trusted.overlay.opaque`) replaced the image's and is DELETED too, its entries listed below it;
-- any other entry is CHANGED where a layer of the image has the path, else ADDED; a directory the
-  image has with the same mode, size and mtime is left out (only something under it changed);
-- the directory of an ADDED or DELETED path is CHANGED.
-Layers are read with lstat, never following a link (the engine follows one; a link of the image
-that points outside its layer would point into the host here). A copy-up that changed nothing (a file
-opened for writing, never written) is CHANGED, as the engine's overlay rule has it; a full compare
-would leave it out, so this list holds at least what that one does.
+The kinds are those of the engine's full compare of the container's files with the image's (what
+Docker 20.10 answers):
+- a character device 0:0 is a whiteout: the image's path is DELETED; in a directory marked opaque
+  (`trusted.overlay.opaque`, a folder that replaced the image's), each entry the image had and the
+  folder no longer has is DELETED;
+- any other entry is CHANGED where the image has the path (its topmost layer that has it, unless a
+  whiteout above hid it), else ADDED; a directory with the image's mode, owner and mtime is left out;
+- every folder above a listed path is CHANGED.
+Layers are read with lstat, and only through folders that are folders in that layer, never following
+a link: a link of the image that points outside its layer would point into the host here. A copy-up
+that changed nothing (a file opened for writing, never written) is CHANGED; the full compare leaves it
+out, so this list holds at least what the engine's does.
 
 Where the walk cannot answer the way the engine would (a directory renamed with overlay's
 `redirect_dir`, an xattr this process may not read), `Unreadable` says so and the caller asks the
