@@ -121,8 +121,7 @@ def test_fork_bomb_is_stopped_at_the_pids_limit(tmp_path: Path) -> None:
     row, watch = hostile(tmp_path, "fork-bomb", "fork bomb", solve=":(){ :|:& };:\nsleep 60\n")
     record("fork bomb", row, watch)
     assert (row.status, row.rejection_check, row.rejection_reason) == ("rejected", "oracle", "pids_limit")
-    # The oracle and the determinism run start together (a seed's), each container at its pids limit.
-    assert max(watch.processes) - watch.processes[0] < 2 * 1024 + 200
+    assert max(watch.processes) - watch.processes[0] < 1024 + 200  # one container's pids limit, plus noise
 
 
 def test_allocating_past_the_memory_limit(tmp_path: Path) -> None:

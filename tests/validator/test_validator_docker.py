@@ -53,8 +53,9 @@ class CountingSandbox:
                 self.open -= 1
 
 
-def test_a_seeds_determinism_run_starts_beside_its_oracle_and_nop(task_factory) -> None:
-    # Each run lasts two seconds, so the three trials overlap where they start together.
+def test_a_whole_solution_determinism_run_waits_for_the_oracle(task_factory) -> None:
+    # Beside it, both runs would stamp the same seconds into their outputs, and an output that
+    # varies from run to run (a wheel's timestamps) would look stable to the parent-outputs check.
     task = load(task_factory(solve="sleep 2\necho hello > /app/out.txt\n"))
     counting: list[CountingSandbox] = []
 
@@ -64,14 +65,7 @@ def test_a_seeds_determinism_run_starts_beside_its_oracle_and_nop(task_factory) 
 
     report = run_async(work)
     assert report.accepted, report.first_failure
-    assert counting[0].most == 3  # oracle, nop and determinism at once
-
-    counting.clear()
-    failing = load(task_factory(name="failing", solve="sleep 2\necho bye > /app/out.txt\n"))
-    report = run_async(lambda sandbox: Validator(sandbox).validate(failing))
-    assert report.first_failure.check is Check.ORACLE
-    assert report.result(Check.DETERMINISM).reason is Reason.EARLIER_CHECK_FAILED  # cancelled, not reported
-    assert our_containers() == []
+    assert counting[0].most == 2  # oracle and nop, then determinism
 
 
 def test_tests_passing_untouched_environment_rejected_by_nop(task_factory) -> None:

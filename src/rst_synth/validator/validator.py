@@ -95,12 +95,14 @@ class Validator:
             if parent is not None and self.config.keep_states:
                 start = await self._keeper.start(parent, task)
                 quick = quick_command(task, task.config.verifier.timeout_sec) if quality else None
-            # Determinism needs nothing of the oracle (from a kept state, its files, which it waits
-            # for): it starts beside it, within `max_containers`, and is cancelled if the oracle
-            # fails. With a quick command, nop waits for the oracle: the command must pass there first.
+            # From a kept state, determinism needs nothing of the oracle but its files, which it
+            # waits for: it starts beside it. A whole-solution run waits for the oracle to end: run at
+            # the same moment, both would stamp the same times into their outputs, and a time-stamped
+            # output (a wheel, an archive) would look the same run to run. With a quick command, nop
+            # waits for the oracle: the command must pass there first.
             seen: asyncio.Future[FileState | None] = asyncio.get_running_loop().create_future()
             early = None
-            if self.config.determinism_runs:
+            if start.image is not None and self.config.determinism_runs:
                 early = asyncio.ensure_future(self._determinism(task, report, states, start, seen))
                 stack.callback(early.cancel)  # where a check raised before it was awaited
             oracle, *nop = await asyncio.gather(
@@ -117,8 +119,8 @@ class Validator:
                 control = await kept.box.exec(quick, timeout=task.config.verifier.timeout_sec + 60)
                 quick = quick if control.ok else None
             later: list[Awaitable[CheckResult]] = [] if nop else [self._nop(task, report, quick)]
-            if early is not None:
-                later.append(early)
+            if self.config.determinism_runs:
+                later.append(early or self._determinism(task, report, states, start))
             if parent is not None:
                 later.append(self._parent(task, parent, report, states, start, quick))
             report.checks += await asyncio.gather(*later)
