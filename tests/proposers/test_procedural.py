@@ -8,7 +8,8 @@ from rst_synth.proposers import ProposalError, make_proposer
 from rst_synth.proposers.artifacts import Kind
 from rst_synth.proposers.discovery import discovery_on
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
-from rst_synth.task import Task, TaskPaths
+from rst_synth.proposers.procedural.proposer import draw_key
+from rst_synth.task import HistoryStep, Lineage, Task, TaskPaths
 from rst_synth.validator import Validator
 from tests.support.docker import run_async
 from tests.support.operators import discover_parent, parent_task
@@ -119,3 +120,19 @@ def test_a_repair_replaces_the_step_that_wrote_the_refused_output() -> None:
     assert _steps_writing(solve, added, redundant) == ["cron-next-runs"]
     assert _steps_writing(solve, added, "/app/x_sorted.csv: a header and no rows") == ["csv-sort"]
     assert _steps_writing(solve, added, "no path here") == []
+
+
+def test_a_childs_draws_follow_its_lineage_not_its_solution_bytes() -> None:
+    seed = Task.load(SEED)
+    assert draw_key(seed) == seed.workflow_hash()  # a seed: its workflow, as before
+    child = seed.model_copy(deep=True)
+    steps = [HistoryStep(name="csv-group-totals", consumes=["/app/a.csv"], produces=["/app/b.csv"])]
+    child.config.metadata.lineage = Lineage(root=seed.name, round=1, history=steps)
+    relaid = child.model_copy(deep=True)
+    relaid.set_text(TaskPaths.SOLVE, child.solve_sh + "\n# the same workflow, laid out anew\n", executable=True)
+    assert draw_key(relaid) == draw_key(child)
+    other = child.model_copy(deep=True)
+    other.config.metadata.lineage = Lineage(
+        root=seed.name, round=1, history=[steps[0].model_copy(update={"produces": ["/app/c.csv"]})]
+    )
+    assert draw_key(other) != draw_key(child)

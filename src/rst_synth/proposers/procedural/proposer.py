@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 
@@ -88,7 +89,7 @@ class ProceduralProposer:
 
     async def _propose(self, parent: Task, *, seed: int, exclude: set[str]) -> Proposal:
         found = await self.discovery(parent)
-        rng = random.Random(f"{seed}:{parent.workflow_hash()}")
+        rng = random.Random(f"{seed}:{draw_key(parent)}")
         lineage = parent.config.metadata.lineage
         round_ = (lineage.round if lineage else 0) + 1
         count = rng.randint(self.config.min_steps, max(self.config.min_steps, self.config.max_steps))
@@ -251,6 +252,17 @@ def _used_inputs(history: list[HistoryStep], found: Discovery) -> set[tuple[str,
             if h.name in OPERATORS and path in by_path:
                 used.add((h.name, OPERATORS[h.name].input_of(by_path[path])))
     return used
+
+
+def draw_key(parent: Task) -> str:
+    """What a parent's draws are seeded by: a seed's workflow hash, a child's lineage (its root and every step's
+    operator, inputs and outputs). Not a child's solution bytes: generated code laid out anew (a refactor of an
+    operator's shipped source) must not change what the proposer draws for the same workflow."""
+    lineage = parent.config.metadata.lineage
+    if lineage is None or lineage.round == 0 or not lineage.root:
+        return parent.workflow_hash()
+    steps = [(h.name, h.consumes, h.produces) for h in _lineage_history(parent)]
+    return hashlib.sha256(repr((lineage.root, lineage.round, steps)).encode()).hexdigest()[:16]
 
 
 def _lineage_history(parent: Task) -> list[HistoryStep]:
