@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operators.workflow import plant
+from rst_synth.proposers.procedural.operators.kit.workflow import plant
 from tests.proposers.local_step import LocalStep
 from tests.support.tasks import BASE_DOCKERFILE, write_task
 

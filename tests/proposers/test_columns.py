@@ -13,9 +13,10 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.columns import Column, Role, Use, column_roles, is_summary, role_of, words
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
-from rst_synth.proposers.procedural.operators import text_tool_ops, workflow
-from rst_synth.proposers.procedural.operators.roles import csv_fitting, table_fitting
-from rst_synth.proposers.procedural.operators.sqlite_table_ops import _summary_choices
+from rst_synth.proposers.procedural.operators.kit import workflow
+from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting, table_fitting
+from rst_synth.proposers.procedural.operators.sqlite.table_csv_and_summary import _summary_choices
+from rst_synth.proposers.procedural.operators.text import records_tool
 from rst_synth.proposers.procedural.proposer import domain_artifacts, looks_report
 
 CSV_ARITHMETIC = (
@@ -148,8 +149,8 @@ def test_a_rank_is_never_summed() -> None:
 def test_a_top_five_of_five_keys() -> None:
     five = "".join(f"k{i % 5} {i}.25\n" for i in range(30))
     seven = "".join(f"k{i % 7} {i}.25\n" for i in range(30))
-    assert text_tool_ops._layout(table(five, "/app/out/five.txt")) is None
-    assert text_tool_ops._layout(table(seven, "/app/out/seven.txt")) == (1, 2)
+    assert records_tool._layout(table(five, "/app/out/five.txt")) is None
+    assert records_tool._layout(table(seven, "/app/out/seven.txt")) == (1, 2)
 
 
 def test_roles_of_a_database_table(tmp_path: Path) -> None:

@@ -108,7 +108,7 @@ class Operator:
     """At most one step of this operator in a lineage, whatever its input."""
     uses: tuple[Use, ...] = ()
     """What its arithmetic does with a table's columns (group, sum, statistics, key lookup): it takes only columns
-    whose role fits each (proposers/columns.py, picked through operators/roles.py)."""
+    whose role fits each (proposers/columns.py, picked through operators/kit/roles.py)."""
     changes_input: bool = False
     """The step changes the artifact it consumes (its mode, its Makefile): never on one of the task's inputs,
     which the parent's tests may require unchanged."""

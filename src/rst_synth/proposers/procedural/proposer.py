@@ -15,8 +15,8 @@ from rst_synth.proposers.columns import Role, words
 from rst_synth.proposers.discovery import Discover, Discovery, DiscoveryCache
 from rst_synth.proposers.procedural.library import OPERATORS, bookkeeping_operators, final_operators
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext
-from rst_synth.proposers.procedural.operators.roles import csv_columns
-from rst_synth.proposers.procedural.operators.workflow import work_root
+from rst_synth.proposers.procedural.operators.kit.roles import csv_columns
+from rst_synth.proposers.procedural.operators.kit.workflow import work_root
 from rst_synth.proposers.procedural.verify import output_checks
 from rst_synth.task import HistoryStep, StepRecord, Task
 from rst_synth.validator import Reason, ValidationReport

@@ -1,59 +1,21 @@
-"""The operator library; importing a module registers its operators."""
+"""The operator library, a folder per domain (tables, sqlite, git, ...) and `kit/` for what they share.
 
-from rst_synth.proposers.procedural.operators import (  # noqa: F401
-    abi_ops,
-    build_ops,
-    c_defect_ops,
-    callgraph_ops,
-    config_layer_ops,
-    config_migrate_ops,
-    config_tool_ops,
-    contacts_ops,
-    coverage_ops,
-    cron_overlap_ops,
-    crosstab_ops,
-    csv_ops,
-    data_file_ops,
-    data_ops,
-    defect_ops,
-    feed_ops,
-    fold_ops,
-    git_bisect_ops,
-    git_churn_ops,
-    git_history_ops,
-    git_hook_ops,
-    git_tool_ops,
-    install_audit_ops,
-    json_config_ops,
-    json_patch_ops,
-    json_schema_ops,
-    jsonl_ops,
-    kv_client_ops,
-    library_ops,
-    log_ops,
-    log_report_ops,
-    membership_ops,
-    package_ops,
-    plugin_dist_ops,
-    policy_ops,
-    repo_ops,
-    retention_ops,
-    schedule_ops,
-    service_ops,
-    service_tool_ops,
-    source_ops,
-    sql_ops,
-    sqlite_change_ops,
-    sqlite_index_ops,
-    sqlite_migrate_ops,
-    sqlite_table_ops,
-    status_ops,
-    text_json_ops,
-    text_tool_ops,
-    tfidf_ops,
-    time_ops,
-    tool_ops,
-    variant_ops,
-    wheel_audit_ops,
-    wheel_ops,
-)
+Importing this package imports every module below it, and a module's `@register` classes join the
+library: adding an operator is adding a module, no list to keep.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+
+def load_all() -> list[str]:
+    """Import every module of the library (once); returns their names, in a stable order."""
+    names = sorted(info.name for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."))
+    for name in names:
+        importlib.import_module(name)
+    return names
+
+
+load_all()

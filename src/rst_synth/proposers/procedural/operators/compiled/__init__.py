@@ -1,0 +1,2 @@
+"""Operators on compiled C programs: install targets, build variants, coverage, a shared library and its ABI, a
+planted defect."""

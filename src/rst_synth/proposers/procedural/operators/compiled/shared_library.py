@@ -1,0 +1,323 @@
+"""A program split into a library and a thin program: the code beside `main` built as a static and a
+versioned shared library (SONAME, symbolic links, installed headers), the program relinked against it
+and found through a relative RUNPATH; checked by symbols and dynamic sections computed from the
+sources, by a byte-identical build from a fresh copy, and by running both programs side by side."""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePosixPath
+
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.compiled.project import (
+    COPY_PY,
+    SAME_RUNS_PY,
+    CompiledOperator,
+    CProject,
+    assignments,
+    behaviour_text,
+    c_project,
+    folder_for,
+    lib_name,
+    private_libraries,
+)
+
+RUNPATH = "$ORIGIN/../lib"
+
+
+def program_details(needed: list[str], private: dict[str, str]) -> dict[str, object]:
+    """ELF details of a program a step relinks against its library, with the library's path: a later step
+    of the same child sees the program before discovery has found the library."""
+    return {"elf": "shared", "interp": True, "needed": needed, "runpath": RUNPATH, "private": private}
+
+
+LIBRARY_TESTS = r"""
+def symbols(command):
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return {line.split()[-1]: line.split()[-2] for line in done.stdout.splitlines() if len(line.split()) >= 2}
+
+
+def exports(path, table="--syms"):
+    # Defined global and weak symbols of default visibility (what a dynamic symbol table exports).
+    out = subprocess.run(["readelf", table, "-W", str(path)], capture_output=True, text=True, check=True).stdout
+    found = set()
+    for line in out.splitlines():
+        cols = line.split()
+        if len(cols) >= 8 and cols[0].endswith(":") and cols[4] in ("GLOBAL", "WEAK", "UNIQUE"):
+            if cols[5] in ("DEFAULT", "PROTECTED") and cols[6] != "UND":
+                found.add(cols[7].split("@")[0])
+    return found
+
+
+def dynamic(path):
+    out = subprocess.run(["readelf", "-dW", str(path)], capture_output=True, text=True, check=True).stdout
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"\((\w+)\)[^\[\n]*\[([^\]]*)\]", out)]
+
+
+def library_symbols(tmp_path):
+    # What the library's sources define (global, in their objects): the exports the tests expect.
+    found = {}
+    for source in LIB_SOURCES:
+        obj = tmp_path / (pathlib.Path(source).name + ".o")
+        flags = [STD] if STD else []
+        flags += [f"-I{d}" for d in [SRCDIR, *INCLUDE_DIRS]]
+        done = subprocess.run([COMPILER, "-c", "-fPIC", "-O2", *flags, source, "-o", str(obj)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-1500:]
+        found.update({name: kind for name, kind in symbols(["nm", "--defined-only", str(obj)]).items()
+                      if name in exports(obj)})
+    return found
+
+
+def checkout(tmp_path):
+    folders = [(SRCDIR, ()), (FOLDER, MAKEFILES), *[(d, ()) for d in INCLUDE_DIRS]]
+    return fresh_copy(tmp_path / "checkout", folders) / pathlib.Path(FOLDER).relative_to(TOP)
+
+
+def test___TAG___libraries_and_relinked_program(tmp_path):
+    folder = pathlib.Path(FOLDER)
+    assert make(FOLDER, "-q").returncode == 0, "the folder's build is not complete and up to date"
+    members = subprocess.run(["ar", "t", str(folder / "lib" / f"lib{LIB}.a")], capture_output=True, text=True)
+    assert members.returncode == 0
+    assert sorted(members.stdout.split()) == sorted(pathlib.Path(s).stem + ".o" for s in LIB_SOURCES)
+    assert os.readlink(folder / "lib" / SONAME) == REAL and os.readlink(folder / "lib" / f"lib{LIB}.so") == SONAME
+    assert ("SONAME", SONAME) in dynamic(folder / "lib" / REAL)
+    want = library_symbols(tmp_path)
+    assert exports(folder / "lib" / REAL, "--dyn-syms") == set(want)
+    program = folder / "bin" / PROGRAM_NAME
+    entries = dynamic(program)
+    assert ("NEEDED", SONAME) in entries and ("RUNPATH", RUNPATH) in entries, entries
+    assert not [e for e in entries if e[0] == "RPATH"], entries
+    defined = symbols(["nm", "--defined-only", str(program)])
+    functions = [name for name, kind in want.items() if kind == "T"]
+    assert functions and not [f for f in functions if f in defined], "the program carries the library's code"
+
+
+def test___TAG___relinked_program_behaves_as_the_original(tmp_path):
+    assert assert_same_runs(PROGRAM, pathlib.Path(FOLDER) / "bin" / PROGRAM_NAME, tmp_path) >= 1
+
+
+def test___TAG___fresh_copy_builds_the_same_files(tmp_path):
+    folder = checkout(tmp_path)
+    built = make(folder)
+    assert built.returncode == 0, built.stdout[-1500:] + built.stderr[-1500:]
+    for part in ("lib", "bin"):
+        assert tree(folder / part) == tree(pathlib.Path(FOLDER) / part), part
+
+
+def test___TAG___install_and_link_against_the_installed_library(tmp_path):
+    folder, stage = checkout(tmp_path), tmp_path / "stage"
+    done = make(folder, "install", f"DESTDIR={stage}", "PREFIX=/usr")
+    assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
+    usr = stage / "usr"
+    libdir = usr / "lib"
+    assert (libdir / f"lib{LIB}.a").is_file() and (libdir / REAL).is_file() and not (libdir / REAL).is_symlink()
+    assert os.readlink(libdir / SONAME) == REAL and os.readlink(libdir / f"lib{LIB}.so") == SONAME
+    installed = usr / "bin" / PROGRAM_NAME
+    assert stat.S_IMODE(installed.stat().st_mode) == 0o755
+    for header in HEADERS:
+        assert (usr / "include" / LIB / pathlib.Path(header).name).read_bytes() == pathlib.Path(header).read_bytes()
+    for include in map(pathlib.Path, INCLUDE_DIRS):
+        for header in (p for p in include.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES):
+            assert (usr / "include" / header.relative_to(include)).read_bytes() == header.read_bytes(), header
+    assert one_run(installed, [], tmp_path / "run") == one_run(PROGRAM, [], tmp_path / "run")
+    default = make(folder, "install", f"DESTDIR={tmp_path / 'root'}")
+    assert default.returncode == 0 and (tmp_path / "root" / "usr" / "local" / "lib" / f"lib{LIB}.a").is_file()
+    declared = "\n".join(pathlib.Path(h).read_text(errors="replace") for h in HEADERS)
+    functions = [n for n, k in library_symbols(tmp_path).items() if k == "T" and re.search(rf"\b{n}\s*\(", declared)]
+    if CXX or not functions:
+        return
+    includes = "".join(f"#include <{LIB}/{pathlib.Path(h).name}>\n" for h in HEADERS)
+    refs = ", ".join(f"(void *){f}" for f in functions)
+    (tmp_path / "use.c").write_text(
+        includes + "#include <stdio.h>\nint main(void) { void *used[] = {" + refs + "};\n"
+        'printf("%zu\\n", sizeof used / sizeof used[0]); return used[0] == 0; }\n'
+    )
+    built = subprocess.run(
+        ["gcc", "-Werror=implicit-function-declaration", "-I", str(usr / "include"), str(tmp_path / "use.c"),
+         "-o", str(tmp_path / "use"), "-L", str(libdir), f"-l{LIB}", f"-Wl,-rpath,{libdir}"],
+        capture_output=True, text=True,
+    )
+    assert built.returncode == 0, built.stderr[-1500:]
+    ran = subprocess.run([str(tmp_path / "use")], capture_output=True, text=True, env=dict(os.environ, LD_BIND_NOW="1"))
+    assert ran.returncode == 0 and ran.stdout.strip() == str(len(functions)), ran.stderr[-800:]
+"""
+"""The step's checks; `__TAG__` is the step's tag, the constants come before them."""
+
+
+@register
+class CSharedLibrary(CompiledOperator):
+    """Split a program's code into a static and a shared library and relink the program against it."""
+
+    name = "c-shared-library"
+    kinds = (Kind.EXECUTABLE,)
+    tools = ("make", "gcc")
+    weight = 3.0
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        project = c_project(artifact, discovery)
+        private = private_libraries(artifact, discovery)
+        # A program that loads a library of the lineage is a split already: splitting it again repeats it.
+        return project is not None and bool(project.sources) and not private and discovery.has_tool("python3")
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        project = c_project(artifact, ctx.discovery)
+        assert project is not None
+        lib = lib_name(project.name)
+        folder = folder_for(ctx.discovery, ctx.taken_paths, f"lib{lib}")
+        major = ctx.rng.randint(1, 4)
+        version = f"{major}.{ctx.rng.randint(0, 9)}.{ctx.rng.randint(0, 9)}"
+        soname, real = f"lib{lib}.so.{major}", f"lib{lib}.so.{version}"
+        makefile = _makefile(project, folder, lib, soname, real)
+        solution = f"""mkdir -p {q(folder)}
+cat > {q(folder)}/Makefile <<'MAKE'
+{makefile.rstrip()}
+MAKE
+make -C {q(folder)}
+readelf -d {q(folder)}/bin/{q(project.name)} | grep -E 'NEEDED|RUNPATH'
+nm -D --defined-only {q(folder)}/lib/{real}"""
+        constants = {
+            "TOP": os.path.commonpath([folder, project.source_dir, *project.include_dirs]),
+            "FOLDER": folder,
+            "SRCDIR": project.source_dir,
+            "PROGRAM": project.program,
+            "PROGRAM_NAME": project.name,
+            "LIB": lib,
+            "SONAME": soname,
+            "REAL": real,
+            "RUNPATH": RUNPATH,
+            "LIB_SOURCES": list(project.sources),
+            "HEADERS": list(project.headers),
+            "INCLUDE_DIRS": list(project.include_dirs),
+            "STD": project.std,
+            "COMPILER": project.compiler,
+            "CXX": project.cxx,
+            "INPUTS": list(project.inputs),
+            "RUN_ENV": {},
+            "MAKEFILES": ["Makefile"],
+        }
+        tests = assignments(constants) + COPY_PY + SAME_RUNS_PY + LIBRARY_TESTS.replace("__TAG__", ctx.tag)
+        instruction = _instruction(project, folder, lib, soname, real)
+        static = f"{folder}/lib/lib{lib}.a"
+        shared = f"{folder}/lib/{real}"
+        members = [PurePosixPath(s).stem + ".o" for s in project.sources]
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["os", "re", "shutil", "stat", "subprocess"],
+            instruction=instruction,
+            produces=[
+                Artifact(path=shared, kind=Kind.LIBRARY, details={"format": "shared", "soname": soname}),
+                Artifact(path=static, kind=Kind.LIBRARY, details={"format": "static", "members": members}),
+                Artifact(
+                    path=f"{folder}/bin/{project.name}",
+                    kind=Kind.EXECUTABLE,
+                    executable=True,
+                    details=program_details([soname, *project.needed], {soname: shared}),
+                ),
+            ],
+        )
+
+
+def _makefile(project: CProject, folder: str, lib: str, soname: str, real: str) -> str:
+    cc = "CXX" if project.cxx else "CC"
+    flags = project.flags_var
+    objects = " ".join(f"obj/{PurePosixPath(s).stem}.o" for s in project.sources)
+    main_object = f"obj/{PurePosixPath(project.main).stem}.o"
+    compile_line = f"> $({cc}) $(CPPFLAGS) $({flags}) -c $< -o $@"
+    suffixes = sorted({PurePosixPath(s).suffix for s in (project.main, *project.sources)})
+    rules = "".join(f"obj/%.o: $(SRCDIR)/%{x} $(HEADERS)\n> @mkdir -p obj\n{compile_line}\n\n" for x in suffixes)
+    headers = " ".join(f"$(SRCDIR)/{n}" for n in project.names(project.headers))
+    include = [os.path.relpath(d, folder) for d in project.include_dirs]
+    install_headers = f"> install -m 0644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/{lib}/\n" if headers else ""
+    install_headers += "".join(f"> cp -R {d}/. $(DESTDIR)$(PREFIX)/include/\n" for d in include)
+    headers += "".join(f" $(shell find {d} -type f)" for d in include)
+    std = f"{project.std} " if project.std else ""
+    return f"""# lib{lib}: the code beside {PurePosixPath(project.main).name} as libraries, and {project.name} on them.
+.RECIPEPREFIX = >
+SRCDIR = {project.relative_sources(folder)}
+{cc} = {project.compiler}
+{flags} = {std}-O2 -Wall -fPIC
+CPPFLAGS = {project.cppflags(folder)}
+LDLIBS = {" ".join(project.libraries)}
+SONAME = {soname}
+REAL = {real}
+PREFIX ?= /usr/local
+OBJS = {objects}
+HEADERS = {headers}
+
+.PHONY: all install
+.INTERMEDIATE: $(OBJS) {main_object}
+all: lib/lib{lib}.a lib/lib{lib}.so bin/{project.name}
+
+{rules}lib/lib{lib}.a: $(OBJS)
+> @mkdir -p lib
+> rm -f $@ && ar rcs $@ $^
+
+lib/$(REAL): $(OBJS)
+> @mkdir -p lib
+> $({cc}) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+
+lib/lib{lib}.so: lib/$(REAL)
+> ln -sfn $(REAL) lib/$(SONAME) && ln -sfn $(SONAME) $@
+
+bin/{project.name}: {main_object} lib/lib{lib}.so
+> @mkdir -p bin
+> $({cc}) -o $@ $< -Llib -l{lib} $(LDLIBS) -Wl,--enable-new-dtags,-rpath,'$$ORIGIN/../lib'
+
+install: all
+> mkdir -p $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/{lib}
+> cp -P lib/lib{lib}.a lib/$(REAL) lib/$(SONAME) lib/lib{lib}.so $(DESTDIR)$(PREFIX)/lib/
+> install -m 0755 bin/{project.name} $(DESTDIR)$(PREFIX)/bin/{project.name}
+{install_headers}"""
+
+
+def _instruction(project: CProject, folder: str, lib: str, soname: str, real: str) -> str:
+    sources = ", ".join(f"`{s}`" for s in project.sources)
+    members = ", ".join(f"`{PurePosixPath(s).stem}.o`" for s in project.sources)
+    headers = ", ".join(f"`{h}`" for h in project.headers) or "none"
+    folders = ", ".join(f"`{d}`" for d in project.include_dirs)
+    system = f" and the system libraries the program links (`{' '.join(project.libraries)}`)" * bool(project.libraries)
+    std = f" (`{project.std}`)" if project.std else ""
+    uses = f" and the header folders {folders}" if folders else ""
+    header_folders = (
+        f"; the contents of {folders} go to `$(DESTDIR)$(PREFIX)/include/` with their paths below that folder"
+        if folders
+        else ""
+    )
+    consumer = (
+        f" A C program that includes those headers as `<{lib}/NAME.h>` compiles against the installed headers and "
+        f"links with `-l{lib}` alone."
+        if not project.cxx and project.headers
+        else ""
+    )
+    return (
+        f"Next, split `{project.name}` into a library and a thin program, in the new folder `{folder}`; leave "
+        f"`{project.source_dir}` and `{project.program}` as they are. Write `{folder}/Makefile` (GNU make, "
+        f"`{project.compiler}`{std}) that reaches the sources only through the relative path "
+        f"`{project.relative_sources(folder)}` (the folder `{project.source_dir}`{uses}), so that copies of these "
+        f"folders at the same relative places elsewhere build the same way. `make` in `{folder}` builds: "
+        f"`lib/lib{lib}.a`, a static library whose members are exactly {members}, the objects of {sources} (every "
+        f"source of the folder except `{project.main}`, which defines `main`); `lib/{real}`, a shared library of "
+        f"the same code compiled position-independent, with the SONAME `{soname}` and linked against the libraries "
+        f"its code uses{system}, so that a program linking only `-l{lib}` loads and binds; the symbolic links "
+        f"`lib/{soname}` -> `{real}` and `lib/lib{lib}.so` -> `{soname}`; and `bin/{project.name}`, the program "
+        f"relinked from `{project.main}` against the shared library. The shared library's dynamic symbol table "
+        f"defines exactly the symbols that the objects of those sources define as global or weak with default "
+        f"visibility (as `readelf --syms` shows them); the program defines none of the library's functions "
+        f"(`T` in `nm`), needs `{soname}` (a `NEEDED` entry) and finds it through a `RUNPATH` entry (not "
+        f"`RPATH`) of exactly `{RUNPATH}`, so `bin/` and `lib/` can move together. Run by its "
+        f"path, `bin/{project.name}` behaves as the original: {behaviour_text(project.program, project.inputs)}. "
+        f"Object files are intermediate (make removes them once linked: the folder keeps the Makefile, `lib/` "
+        f"and `bin/`), a second `make` has nothing to do (`make -q` exits 0), and the build is reproducible: "
+        f"`make` in a fresh copy (the sources and the Makefile only) produces exactly the same files and links "
+        f"under `lib/` and `bin/`, byte for byte (relative paths, no timestamps, no debug information). `make install` "
+        f"builds what is missing, then copies the static library, the shared library and both links (as links) "
+        f"to `$(DESTDIR)$(PREFIX)/lib`, the program to `$(DESTDIR)$(PREFIX)/bin` (mode `0755`) and the headers of "
+        f"the source folder ({headers}) unchanged to `$(DESTDIR)$(PREFIX)/include/{lib}/`{header_folders}; "
+        f"`PREFIX` defaults to `/usr/local`.{consumer} Build everything in `{folder}`."
+    )

@@ -1,0 +1,1 @@
+"""Operators on files as files: manifests, checksum lists, bundles, a permissions policy."""

@@ -1,0 +1,1 @@
+"""Operators on JSON documents: key inventories, counts and summaries, merge patches, schema checks."""

@@ -1,0 +1,231 @@
+"""Operators on JSON documents (an object or records): their key paths, counts per value, a numeric summary."""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+from typing import Any
+
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.names import slug
+from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
+from rst_synth.proposers.procedural.operators.kit.text import (
+    MAX_TEXT_BYTES,
+    SAME_TEXT,
+    complete_sample,
+    data_artifact,
+    function,
+    step,
+    text_artifact,
+)
+
+
+class JsonOperator(Operator):
+    kinds = (Kind.JSON,)
+    tools = ("python3",)
+
+
+KEYS_PY = """
+def key_paths(value, prefix="", found=None):
+    found = set() if found is None else found
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{prefix}.{key}" if prefix else key
+            found.add(path)
+            key_paths(item, path, found)
+    elif isinstance(value, list):
+        for item in value:
+            key_paths(item, prefix + "[]", found)
+    return found
+"""
+
+
+@register
+class JsonKeyInventory(JsonOperator):
+    """Every key path of a JSON document, sorted."""
+
+    name = "json-key-inventory"
+    bookkeeping = True
+    weight = 0.3
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        d = artifact.details
+        return d.get("type") in ("object", "records") and bool(d.get("keys")) and artifact.size <= MAX_TEXT_BYTES
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        out = ctx.output_path(artifact, "key_paths", "txt")
+        solution = f"""python3 - <<'PY'
+import json, pathlib
+{KEYS_PY}
+doc = json.loads(pathlib.Path({artifact.path!r}).read_text(encoding="utf-8"))
+pathlib.Path({out!r}).write_text("".join(p + "\\n" for p in sorted(key_paths(doc))), encoding="utf-8")
+PY"""
+        tests = f"""
+SRC, OUT = {artifact.path!r}, {out!r}
+{KEYS_PY}{SAME_TEXT}
+
+def test_{ctx.tag}_sorted_key_paths():
+    doc = json.loads(pathlib.Path(SRC).read_text(encoding="utf-8"))
+    assert_same_text(OUT, "".join(p + "\\n" for p in sorted(key_paths(doc))))
+"""
+        instruction = (
+            f"Then list every key path of the JSON document `{artifact.path}` in `{out}`, one per line, each "
+            "distinct path once, sorted in ascending code-point order (the byte order of `LC_ALL=C sort`). The path "
+            "of a key of the top-level object is the key itself; a key of a nested object appends `.key` to the "
+            "path of the value holding that object; elements of an array add `[]` to the array's path (so keys of "
+            "objects in the top-level array are `[].key`, and keys of objects inside an array under `items` are "
+            "`items[].key`). Only keys are listed, never array elements themselves."
+        )
+        text = complete_sample(artifact)
+        key_paths = function(KEYS_PY, "key_paths")
+        known = None if text is None else "".join(p + "\n" for p in sorted(key_paths(json.loads(text))))
+        produced = text_artifact(out, known, len(artifact.details["keys"]))
+        return step(self, artifact, solution, tests, ["json"], instruction, produced)
+
+
+def records_of(artifact: Artifact) -> list[dict[str, Any]] | None:
+    text = complete_sample(artifact)
+    return json.loads(text) if text is not None and artifact.details.get("type") == "records" else None
+
+
+def _count_keys(artifact: Artifact) -> list[str]:
+    """String keys that categorise and repeat: counting records per unique name gives 1 everywhere."""
+    strings = set(artifact.details.get("string_keys") or [])
+    return sorted(k for k in csv_fitting(artifact, Use.GROUP) if k in strings)
+
+
+@register
+class JsonRecordsCountBy(JsonOperator):
+    """How many records carry each value of a string key, as CSV."""
+
+    name = "json-records-count-by"
+    uses = (Use.GROUP,)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        d = artifact.details
+        return (
+            d.get("type") == "records"
+            and d.get("length") != 0
+            and bool(_count_keys(artifact))
+            and artifact.size <= MAX_TEXT_BYTES
+        )
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        key = ctx.rng.choice(_count_keys(artifact))
+        out = ctx.output_path(artifact, f"count_by_{slug(key)}", "csv")
+        args = f"{artifact.path!r}, {key!r}"
+        core = """
+def counted(path, key):
+    records = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    counts = collections.Counter(record[key] for record in records)
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+"""
+        solution = f"""python3 - <<'PY'
+import collections, csv, json, pathlib
+{core}
+with open({out!r}, "w", newline="", encoding="utf-8") as f:
+    writer = csv.writer(f)
+    writer.writerow(["value", "count"])
+    writer.writerows(counted({args}))
+PY"""
+        tests = f"""
+SRC, KEY, OUT = {args}, {out!r}
+{core}
+
+def test_{ctx.tag}_counts_per_value():
+    with open(OUT, newline="", encoding="utf-8") as f:
+        rows = [r for r in csv.reader(f) if r]
+    assert rows[0] == ["value", "count"]
+    assert all(len(r) == 2 and re.fullmatch(r"\\d+", r[1]) for r in rows[1:]), rows[:5]
+    assert [(r[0], int(r[1])) for r in rows[1:]] == counted(SRC, KEY)
+"""
+        instruction = (
+            f"Next, count the records of the JSON array `{artifact.path}` by their `{key}` value and write "
+            f"`{out}`: a comma-separated CSV file with the header `value,count`, then one row per distinct `{key}` "
+            "value with the number of records having it (a plain integer), ordered by count (largest first), ties "
+            "broken by the value in ascending code-point order. Quote fields the standard CSV way where needed."
+        )
+        records = records_of(artifact)
+        known = None
+        if records is not None:
+            counts = collections.Counter(r[key] for r in records)
+            rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            if all(re.fullmatch(r"[^,\"\r\n]*", v) for v, _ in rows):
+                known = "value,count\r\n" + "".join(f"{v},{n}\r\n" for v, n in rows)
+        fallback = {
+            "header": ["value", "count"],
+            "numeric": ["count"],
+            "categorical": [],
+            "rows": None,
+            "delimiter": ",",
+        }
+        produced = data_artifact(out, known, Kind.CSV, fallback)
+        return step(self, artifact, solution, tests, ["collections", "csv", "json", "re"], instruction, produced)
+
+
+SUMMARY_KEYS = ["count", "max", "mean", "min", "sum"]
+
+
+@register
+class JsonNumericSummary(JsonOperator):
+    """Minimum, maximum, sum and mean of a numeric key over JSON records."""
+
+    name = "json-numeric-summary"
+    uses = (Use.SUM,)
+    final = True
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        d = artifact.details
+        return (
+            d.get("type") == "records"
+            and d.get("length") != 0
+            and bool(csv_fitting(artifact, Use.SUM))  # it writes a sum: an additive measure that varies
+            and artifact.size <= MAX_TEXT_BYTES
+            and not re.search(r"\b(NaN|Infinity)\b", artifact.sample)
+        )
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        key = ctx.rng.choice(sorted(csv_fitting(artifact, Use.SUM)))
+        out = ctx.output_path(artifact, f"{slug(key)}_summary", "json")
+        args = f"{artifact.path!r}, {key!r}"
+        solution = f"""python3 - <<'PY'
+import json, pathlib
+src, key = {args}
+values = [rec[key] for rec in json.loads(pathlib.Path(src).read_text(encoding="utf-8"))]
+total = sum(values)
+stats = {{"min": min(values), "max": max(values), "sum": total, "mean": total / len(values)}}
+result = {{"count": len(values), **{{name: round(v, 3) for name, v in stats.items()}}}}
+pathlib.Path({out!r}).write_text(json.dumps(result, indent=2) + "\\n")
+PY"""
+        tests = f"""
+SRC, KEY, OUT = {args}, {out!r}
+
+
+def test_{ctx.tag}_summary_of_key():
+    values = [rec[KEY] for rec in json.loads(pathlib.Path(SRC).read_text(encoding="utf-8"))]
+    want = {{"min": min(values), "max": max(values), "sum": sum(values), "mean": sum(values) / len(values)}}
+    got = json.loads(pathlib.Path(OUT).read_text())
+    assert sorted(got) == {SUMMARY_KEYS!r}
+    assert got["count"] == len(values) and not isinstance(got["count"], bool)
+    for name, exact in want.items():
+        value = got[name]
+        assert isinstance(value, (int, float)) and not isinstance(value, bool), name
+        assert abs(value - exact) <= 0.0005 + 1e-9 * abs(exact), (name, value, exact)
+        assert abs(value * 1000 - round(value * 1000)) <= 1e-6 * max(1.0, abs(value * 1000)), (name, value)
+"""
+        instruction = (
+            f"Then summarise the numeric `{key}` field over all records of the JSON array `{artifact.path}` and "
+            f"write `{out}`: a JSON object with exactly the keys `count` (the number of records), `min`, `max`, "
+            f"`sum` and `mean` (the sum divided by the count), each of the last four a JSON number rounded to 3 "
+            "decimal places."
+        )
+        produced = Artifact(
+            path=out,
+            kind=Kind.JSON,
+            details={"type": "object", "keys": SUMMARY_KEYS, "numeric_keys": SUMMARY_KEYS, "string_keys": []},
+        )
+        return step(self, artifact, solution, tests, ["json"], instruction, produced)

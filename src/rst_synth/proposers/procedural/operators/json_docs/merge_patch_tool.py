@@ -1,0 +1,204 @@
+"""A new version of a JSON document arrives: a merge-patch tool (RFC 7386) whose `diff` gives the smallest
+patch between two documents and whose `apply` applies one, checked on documents the tests make up, and the
+patch from the workflow's document to the planted new version."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.json_docs.merge_patch import FRESH_PY, PATCH_PY, new_version, reference
+from rst_synth.proposers.procedural.operators.kit.placement import places_ok
+from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, plant, planted_dir, stem_of, tool_path
+from rst_synth.validator.degenerate import degenerate_reason
+
+MIN_MEMBERS = 3
+
+
+def whole_object(artifact: Artifact) -> dict[str, Any] | None:
+    """The artifact's JSON object when its sample holds the whole file and it has a few members."""
+    sample = artifact.sample
+    if artifact.details.get("type") != "object" or not sample or len(sample) >= SAMPLE_CHARS:
+        return None
+    if len(sample.encode("utf-8")) != artifact.size:
+        return None
+    try:
+        doc = json.loads(sample)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) and len(doc) >= MIN_MEMBERS else None
+
+
+TESTS_PY = """
+{run_tool}
+
+def load(path):
+    return json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+
+
+def tool(*args, tmp_path, docs=()):
+    paths = []
+    for n, doc in enumerate(docs):
+        path = tmp_path / f"doc{{n}}.json"
+        path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        paths.append(path)
+    return run_tool(TOOL, *args, *paths)
+
+
+def test_{tag}_patch_to_the_new_version():
+    old, new, patch = load(SRC), load(NEW), load(PATCH)
+    assert same(patch, diff(old, new))
+    assert same(apply(old, patch), new)
+
+
+def test_{tag}_tool_diff_gives_the_smallest_patch(tmp_path):
+    for old, new in pairs(SEED, 6) + EDGE_PAIRS:
+        done = tool("diff", tmp_path=tmp_path, docs=(old, new))
+        assert done.returncode == 0, (old, new, done.stderr[-300:])
+        got = json.loads(done.stdout.decode("utf-8"))
+        assert same(got, diff(old, new)) and same(apply(old, got), new), (old, new, got)
+
+
+def test_{tag}_tool_diff_refuses_what_no_patch_expresses(tmp_path):
+    rng = random.Random(SEED + 1)
+    for old, _ in pairs(SEED + 1, 4):
+        new = nulled(rng, old)
+        done = tool("diff", tmp_path=tmp_path, docs=(old, new))
+        assert done.returncode == 3 and done.stdout == b"", (old, new)
+
+
+def test_{tag}_tool_apply(tmp_path):
+    rng = random.Random(SEED + 2)
+    cases = [(old, diff(old, new)) for old, new in pairs(SEED + 2, 5)]
+    cases += [(fresh(rng), fresh(rng)) for _ in range(3)]
+    cases += [
+        ({{"a": 1, "b": {{"c": 2}}}}, {{"b": {{"c": None, "d": None}}, "e": None, "f": {{"g": None, "h": [None]}}}}),
+        ([1, 2], {{"a": {{"b": None}}}}),
+        ({{"a": 1}}, None),
+        ({{"a": [1, {{"b": 2}}]}}, {{"a": {{"b": 3}}}}),
+    ]
+    for doc, patch in cases:
+        done = tool("apply", tmp_path=tmp_path, docs=(doc, patch))
+        assert done.returncode == 0, (doc, patch, done.stderr[-300:])
+        assert same(json.loads(done.stdout.decode("utf-8")), apply(doc, patch)), (doc, patch)
+
+
+def test_{tag}_tool_rejects_what_is_not_json(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text('{{"a": 1}}', encoding="utf-8")
+    for text in ('{{"a": 1', "", "{{'a': 1}}"):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text, encoding="utf-8")
+        for args in (("diff", good, bad), ("apply", bad, good)):
+            done = run_tool(TOOL, *args)
+            assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), (text, args)
+    assert run_tool(TOOL, "apply", good, tmp_path / "missing.json").returncode == 2
+"""
+
+
+@register
+class JsonMergePatchTool(Operator):
+    """A merge-patch tool (diff and apply, RFC 7386) and the patch from the document to its new version."""
+
+    name = "json-merge-patch-tool"
+    final = True  # a patch is a difference of two documents: no later step builds on it
+    once = True  # the tool is the same for any document: a second one would be a copy
+    kinds = (Kind.JSON,)
+    tools = ("python3",)
+    weight = 3.0
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return places_ok(artifact, discovery, "bin", "incoming") and whole_object(artifact) is not None
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        doc = whole_object(artifact)
+        assert doc is not None  # applies() checked it
+        space = reference()
+        for _ in range(20):  # a patch whose numbers are all one value carries no information: draw again
+            new = new_version(doc, ctx.rng)
+            patch_text = json.dumps(space["diff"](doc, new), indent=2, ensure_ascii=False) + "\n"
+            if degenerate_reason("patch.json", patch_text.encode("utf-8")) is None:
+                break
+        tool = tool_path(ctx, artifact, "merge_patch")
+        planted = f"{planted_dir(ctx)}/{stem_of(artifact)}_v2.json"
+        patch = ctx.output_path(artifact, "merge_patch", "json")
+        seed = ctx.rng.randrange(10**6)
+        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
+cat > {q(tool)} <<'PY'
+#!/usr/bin/env python3
+import json, sys
+{PATCH_PY.strip()}
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        print(f"{{path}}: {{exc}}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in ("diff", "apply"):
+        print("usage: merge_patch diff OLD NEW | apply DOC PATCH", file=sys.stderr)
+        return 2
+    first, second = load(sys.argv[2]), load(sys.argv[3])
+    if sys.argv[1] == "apply":
+        result = apply(first, second)
+    else:
+        try:
+            result = diff(first, second)
+        except NotRepresentable:
+            print("no merge patch expresses this change (a member set to null)", file=sys.stderr)
+            return 3
+    print(json.dumps(result, ensure_ascii=False, indent=2))
+    return 0
+
+
+sys.exit(main())
+PY
+chmod 0755 {q(tool)}
+{q(tool)} diff {q(artifact.path)} {q(planted)} > {q(patch)}"""
+        tests = (
+            f"SRC, NEW, PATCH, TOOL, SEED = {artifact.path!r}, {planted!r}, {patch!r}, {tool!r}, {seed}\n"
+            + PATCH_PY
+            + FRESH_PY
+            + TESTS_PY.format(tag=ctx.tag, run_tool=RUN_TOOL)
+        )
+        instruction = (
+            f"Next, upstream sent a new version of `{artifact.path}`: `{planted}`. Write a JSON merge patch tool "
+            f"(RFC 7386), `{tool}` (an executable file with a `#!` line), with two commands. `{tool} apply DOC "
+            "PATCH` prints the result of applying the merge patch in file PATCH to the document in file DOC, as "
+            "RFC 7386 defines it (a PATCH that is not an object replaces the document; a member whose value is "
+            "null removes that member; an object value is merged into the member, which becomes an object first "
+            f"when it is not one; any other value replaces the member). `{tool} diff OLD NEW` prints the smallest "
+            "merge patch that turns OLD into NEW: when both are objects, one member per member of OLD missing in "
+            "NEW (null), per member of NEW missing in OLD (its value), per member present in both whose values "
+            "differ (when both are objects, their own smallest patch, left out when that is `{}`; otherwise the "
+            "new value), and no member for values that are equal; when either is not an object, NEW itself. "
+            "Values are equal as JSON values: numbers by value (`1` equals `1.0`), `true` never equals `1`, "
+            "strings exactly, arrays element by element, objects member by member in any order. When no merge "
+            "patch can express the change (the patch would have to hold a null as a member value anywhere other "
+            "than to remove a member, e.g. NEW sets a member to null), `diff` prints nothing and exits with "
+            "status 3. Both commands read UTF-8 JSON files and print one JSON document (any whitespace and "
+            "member order) to standard output and exit 0; when a file cannot be read or is not valid JSON they "
+            "print nothing to standard output, a message to standard error, and exit with status 2. Then write "
+            f"the patch from `{artifact.path}` to `{planted}` as `{patch}`."
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["json", "random", "resource", "subprocess"],
+            instruction=instruction,
+            dockerfile=plant(planted, json.dumps(new, indent=2, ensure_ascii=False) + "\n"),
+            produces=[
+                Artifact(path=patch, kind=Kind.JSON, details={"type": "object"}),
+                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+            ],
+        )

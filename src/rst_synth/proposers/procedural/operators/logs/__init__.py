@@ -1,0 +1,1 @@
+"""Operators on logs: access-log sessions and reports, HTTP status classes, JSON Lines event rollups."""

@@ -1,0 +1,109 @@
+"""HTTP status codes by class: a code names a class of outcome by its first digit (2xx success, 4xx client
+error, 5xx server error), so a table of codes and counts answers "what share of requests failed" only once
+its codes are read that way."""
+
+from __future__ import annotations
+
+import re
+
+from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
+from rst_synth.proposers.columns import Role, Use, words
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.names import delimiter_name
+from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, sample_rows
+
+_HTTP = re.compile(r"[1-5]\d\d")
+
+
+def _status_columns(artifact: Artifact) -> list[str]:
+    """Code columns named for a status whose sampled values are all HTTP status codes, over two classes."""
+    rows = sample_rows(artifact)
+    found = []
+    for name, column in csv_columns(artifact).items():
+        values = [r[name].strip() for r in rows]
+        if column.role is Role.CODE and "status" in words(name) and values and all(map(_HTTP.fullmatch, values)):
+            if len({v[0] for v in values}) >= 2:
+                found.append(name)
+    return found
+
+
+CLASSES = r"""
+def classes(path, delim, status, measure):
+    totals = {f"{k}xx": decimal.Decimal(0) for k in range(1, 6)}
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter=delim):
+            code, value = row[status].strip(), (row[measure] or "").strip()
+            if re.fullmatch(r"[1-5][0-9][0-9]", code):
+                totals[code[0] + "xx"] += decimal.Decimal(value) if value else 0
+    whole = sum(totals.values())
+    return [["class", measure, "share"]] + [
+        [k, str(v), f"{v / whole:.4f}" if whole else "0.0000"] for k, v in totals.items()]
+"""
+
+
+@register
+class HttpStatusClasses(Operator):
+    """A measure per HTTP status class (1xx to 5xx) with each class's share of the whole."""
+
+    name = "http-status-classes"
+    uses = (Use.SUM,)
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+    weight = 2.0
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return bool(_status_columns(artifact)) and bool(csv_fitting(artifact, Use.SUM))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        delim = artifact.details.get("delimiter", ",")
+        status = ctx.rng.choice(_status_columns(artifact))
+        measure = ctx.rng.choice(csv_fitting(artifact, Use.SUM))
+        out = ctx.output_path(artifact, f"{measure}_by_status_class", "csv")
+        args = f"{artifact.path!r}, {delim!r}, {status!r}, {measure!r}"
+        solution = f"""python3 - <<'PY'
+import csv, decimal, re
+{CLASSES}
+with open({out!r}, "w", newline="", encoding="utf-8") as f:
+    csv.writer(f, lineterminator="\\n").writerows(classes({args}))
+PY"""
+        tests = f"""
+SRC, DELIM, STATUS, MEASURE, OUT = {args}, {out!r}
+{CLASSES}
+
+def read_out():
+    with open(OUT, newline="", encoding="utf-8") as f:
+        return [r for r in csv.reader(f) if r]
+
+
+def test_{ctx.tag}_a_row_per_class_with_its_total():
+    got, want = read_out(), classes(SRC, DELIM, STATUS, MEASURE)
+    assert got[0] == want[0] and [r[0] for r in got] == [r[0] for r in want]
+    assert [decimal.Decimal(r[1]) for r in got[1:]] == [decimal.Decimal(r[1]) for r in want[1:]]
+
+
+def test_{ctx.tag}_shares_of_the_whole():
+    got, want = read_out(), classes(SRC, DELIM, STATUS, MEASURE)
+    assert all(abs(float(g[2]) - float(w[2])) < 0.00006 for g, w in zip(got[1:], want[1:]))
+"""
+        instruction = (
+            f"Then read the `{status}` column of `{artifact.path}` ({delimiter_name(delim)}-separated, with a "
+            f"header row) as HTTP status codes and total `{measure}` per status class: a code's class is its "
+            "first digit followed by `xx` (`404` is `4xx`); rows whose code is not three digits from 100 to 599 "
+            f"count in no class, and an empty `{measure}` counts as 0. Write `{out}`, a CSV with the header "
+            f"`class,{measure},share` and exactly five rows, `1xx` to `5xx` in that order (0 where a class has "
+            f"no rows): the class, the exact decimal sum of `{measure}` over its rows, and that sum as a share "
+            "of the five classes' total with 4 decimals (`0.0000` when the total is 0)."
+        )
+        produced = csv_output(out, ["class", measure, "share"], [measure, "share"]).model_copy(
+            update={"end_result": True}
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "decimal", "re"],
+            instruction=instruction,
+            produces=[produced],
+        )

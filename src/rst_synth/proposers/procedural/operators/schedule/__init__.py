@@ -1,0 +1,1 @@
+"""Operators on cron schedules: next runs, overlaps with another schedule, backup retention."""

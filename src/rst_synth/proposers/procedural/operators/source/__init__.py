@@ -1,0 +1,1 @@
+"""Operators on source code: module and function inventories, shell script commands, call graphs."""

@@ -1,0 +1,198 @@
+"""Indexes chosen for a planted set of queries: at most two new indexes on the largest table of a SQLite
+database so that no query scans the table or sorts in a temporary B-tree, results unchanged; written as a
+SQL file and applied to a new copy of the database."""
+
+from __future__ import annotations
+
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Role, columns_from
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.placement import places_ok
+from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
+from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of
+from rst_synth.proposers.procedural.operators.sqlite.delta_merge import COPY_PY
+
+MIN_ROWS = 20
+MAX_INDEXES = 2
+EQUALITY = frozenset({Role.CATEGORY, Role.CODE, Role.FLAG, Role.IDENTIFIER})
+"""Roles of the columns a query looks rows up by."""
+RANGE = frozenset({Role.ADDITIVE, Role.INTENSIVE, Role.TIME})
+"""Roles of the columns a query takes a range of, and sorts by."""
+
+
+def index_choices(artifact: Artifact) -> list[tuple[str, str, str, str]]:
+    """(table, x, y, z) of the largest tables: x and z columns to look rows up by, y a measure or a time to take
+    a range of; none of them the `id` (SQLite's row id, already a key) and none constant."""
+    rows = artifact.details.get("rows") or {}
+    sized = [(t, c) for t, c in sqlite_tables(artifact).items() if isinstance(rows.get(t), int) and rows[t] >= MIN_ROWS]
+    if not sized:
+        return []
+    largest = max(rows[t] for t, _ in sized)
+    found = []
+    for table, names in sorted(sized):
+        if rows[table] != largest:
+            continue
+        roles = columns_from((artifact.details.get("columns") or {}).get(table))
+        usable = {n: c for n, c in roles.items() if n in names and n.lower() not in ("id", "rowid") and not c.constant}
+        equal = [n for n in names if n in usable and usable[n].role in EQUALITY]
+        ranged = [n for n in names if n in usable and usable[n].role in RANGE]
+        found += [(table, x, y, z) for x in equal for z in equal if x != z for y in ranged]
+    return found
+
+
+def queries(table: str, x: str, y: str, z: str) -> list[str]:
+    return [
+        f'SELECT * FROM "{table}" WHERE "{x}" = ?',
+        f'SELECT * FROM "{table}" WHERE "{x}" = ? AND "{y}" >= ? ORDER BY "{y}"',
+        f'SELECT "{x}", "{y}" FROM "{table}" WHERE "{z}" = ?',
+        f'SELECT COUNT(*) FROM "{table}" WHERE "{z}" = ? AND "{x}" = ?',
+    ]
+
+
+PLANS_PY = """
+def params(row):
+    x, y, z = row
+    return [(x,), (x, y), (z,), (z, x)]
+
+
+def samples(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = db.execute(
+        f'SELECT "{X}", "{Y}", "{Z}" FROM "{TABLE}" WHERE "{X}" IS NOT NULL AND "{Y}" IS NOT NULL '
+        f'AND "{Z}" IS NOT NULL ORDER BY rowid').fetchall()
+    db.close()
+    return [rows[0], rows[len(rows) // 2], rows[-1]]
+
+
+def results(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    out = []
+    for row in samples(SRC):
+        for query, bound in zip(QUERIES, params(row)):
+            got = db.execute(query, bound).fetchall()
+            out.append(got if "ORDER BY" in query else sorted(got, key=repr))
+    db.close()
+    return out
+
+
+def bad_steps(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    found = []
+    for query, bound in zip(QUERIES, params(samples(SRC)[0])):
+        for detail in (r[-1] for r in db.execute("EXPLAIN QUERY PLAN " + query, bound)):
+            words = detail.replace("SCAN TABLE", "SCAN").split()
+            if words[:2] == ["SCAN", TABLE] or "TEMP B-TREE" in detail:
+                found.append((query, detail))
+    db.close()
+    return found
+
+
+def schema(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    entries = set(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    data = {t: sorted(db.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
+    db.close()
+    return entries, data
+"""
+
+
+@register
+class SqliteIndexPlan(Operator):
+    """Indexes for a planted query set, so no query scans the largest table or sorts, on a new copy."""
+
+    name = "sqlite-index-plan"
+    final = True  # the same data with indexes: a step on the copy would repeat a step on the original
+    kinds = (Kind.SQLITE,)
+    tools = ("python3",)
+    weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        """The table it would index: a copy of the database with that table unchanged is the same input."""
+        tables = artifact.details.get("tables") or {}
+        return "index:" + ";".join(sorted({f"{t}({','.join(tables.get(t, []))})" for t, *_ in index_choices(artifact)}))
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return (
+            "sqlite3" in discovery.python_modules
+            and places_ok(artifact, discovery, "incoming")
+            and bool(index_choices(artifact))
+        )
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        table, x, y, z = ctx.rng.choice(index_choices(artifact))
+        planned = queries(table, x, y, z)
+        planted = f"{planted_dir(ctx)}/{stem_of(artifact)}_queries.sql"
+        script = ctx.output_path(artifact, "indexes", "sql")
+        out = ctx.output_path(artifact, "indexed", "db")
+        listing = "".join(f"-- query {n}\n{query};\n" for n, query in enumerate(planned, 1))
+        statements = [
+            f'CREATE INDEX "{table}_{x}_{y}_idx" ON "{table}" ("{x}", "{y}");',
+            f'CREATE INDEX "{table}_{z}_{x}_idx" ON "{table}" ("{z}", "{x}");',
+        ]
+        solution = f"""cat > {q(script)} <<'SQL'
+{chr(10).join(statements)}
+SQL
+python3 - <<'PY'
+import pathlib, sqlite3
+{COPY_PY}
+copy_database({artifact.path!r}, {out!r})
+db = sqlite3.connect({out!r})
+db.executescript(pathlib.Path({script!r}).read_text())
+db.close()
+PY"""
+        tests = f"""
+SRC, OUT, SCRIPT, TABLE, X, Y, Z = {artifact.path!r}, {out!r}, {script!r}, {table!r}, {x!r}, {y!r}, {z!r}
+QUERIES = {planned!r}
+MAX_INDEXES = {MAX_INDEXES}
+{COPY_PY}{PLANS_PY}
+
+def test_{ctx.tag}_no_query_scans_or_sorts():
+    assert bad_steps(OUT) == []
+
+
+def test_{ctx.tag}_only_indexes_added_results_unchanged():
+    old, old_data = schema(SRC)
+    new, data = schema(OUT)
+    added = new - old
+    assert old <= new and data == old_data
+    assert 1 <= len(added) <= MAX_INDEXES and all(e[0] == "index" and e[2] == TABLE for e in added), added
+    assert results(OUT) == results(SRC)
+
+
+def test_{ctx.tag}_script_rebuilds_the_indexes(tmp_path):
+    text = pathlib.Path(SCRIPT).read_text(encoding="utf-8")
+    assert text.upper().count("CREATE") == text.upper().count("CREATE INDEX") >= 1
+    fresh = tmp_path / "fresh.db"
+    copy_database(SRC, fresh)
+    db = sqlite3.connect(fresh)
+    db.executescript(text)
+    db.close()
+    assert schema(fresh) == schema(OUT)
+    assert bad_steps(fresh) == []
+"""
+        instruction = (
+            f"Next, the queries in `{planted}` (one per `-- query N` comment, `?` for the parameters) are to run "
+            f"often on `{artifact.path}`, and table `{table}` will grow. Choose at most {MAX_INDEXES} new "
+            f"indexes on `{table}` so that, for any parameter values, no query's `EXPLAIN QUERY PLAN` has a step "
+            f"that scans `{table}` in full (a `SCAN {table}` step, with or without an index) or uses a temporary "
+            f"B-tree (`USE TEMP B-TREE`). Write their `CREATE INDEX` statements, and nothing else, to `{script}`, "
+            f"and apply them to a new copy of the database, `{out}`; leave `{artifact.path}` unchanged. In the "
+            "copy nothing else changes: the same rows, the same schema plus the new indexes (no `ANALYZE` "
+            "statistics tables), so every query returns what it returns on the original."
+        )
+        produced = [
+            Artifact(path=out, kind=Kind.SQLITE, details=dict(artifact.details)),
+            Artifact(path=script, kind=Kind.TEXT),
+        ]
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["sqlite3"],
+            instruction=instruction,
+            dockerfile=plant(planted, listing),
+            produces=produced,
+        )

@@ -1,0 +1,210 @@
+"""A versioned migration of a SQLite database: a category column moves into a lookup table in three
+versions counted by `PRAGMA user_version`, written as a tool that is idempotent, resumes from any earlier
+version, keeps the data, and refuses a database newer than itself; applied to a new copy of the database."""
+
+from __future__ import annotations
+
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Role, Use, columns_from
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.names import slug
+from rst_synth.proposers.procedural.operators.kit.placement import places_ok
+from rst_synth.proposers.procedural.operators.kit.roles import affinity, table_fitting
+from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
+from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
+from rst_synth.proposers.procedural.operators.sqlite.delta_merge import COPY_PY, has_lookup_triggers
+from rst_synth.proposers.procedural.operators.sqlite.migration import CHECKS_PY, TOOL_PY, Names
+
+
+def migration_choices(artifact: Artifact) -> list[Names]:
+    """(table, column) pairs where the column is text that categorises the table's rows (columns.py: it fits
+    a group), and the lookup table and column the migration adds are free names."""
+    details = artifact.details
+    types = details.get("types") or {}
+    taken = {n.lower() for n in [*(details.get("tables") or {}), *(details.get("views") or [])]}
+    found = []
+    for table, names in sorted(sqlite_tables(artifact).items()):
+        roles = columns_from((details.get("columns") or {}).get(table))
+        for column in table_fitting(artifact, table, Use.GROUP):
+            if roles[column].role is not Role.CATEGORY or affinity(types.get(table, {}).get(column, "")) != "TEXT":
+                continue
+            base = slug(column)
+            pair = Names(
+                table=table,
+                column=column,
+                ref=f"{base}_ref",
+                fk=f"{base}_id",
+                index=f"{slug(table)}_{base}_id_idx",
+                on_insert=f"{slug(table)}_{base}_on_insert",
+                on_update=f"{slug(table)}_{base}_on_update",
+            )
+            if pair.ref not in taken and pair.fk not in {n.lower() for n in names}:
+                found.append(pair)
+    return found
+
+
+TESTS_PY = """
+
+def test_{tag}_migrated_copy():
+    check_migrated(OUT, SRC)
+
+
+def test_{tag}_tool_migrates_a_fresh_copy_once(tmp_path):
+    path = tmp_path / "fresh.db"
+    copy_database(SRC, path)
+    assert run(path) == (0, ["1", "2", "3"])
+    check_migrated(path, SRC)
+    before = snapshot(path)
+    assert run(path) == (0, [])
+    assert snapshot(path) == before
+
+
+def test_{tag}_tool_resumes_from_version_1(tmp_path):
+    path = tmp_path / "v1.db"
+    copy_database(SRC, path)
+    db = sqlite3.connect(path)
+    values = sorted({{r[0] for r in db.execute(f'SELECT "{{G}}" FROM "{{T}}"')}} - {{None}}, reverse=True)
+    ref = {{value: number for number, value in enumerate(values, 1)}}
+    db.execute(f'CREATE TABLE "{{REF}}" (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)')
+    db.executemany(f'INSERT INTO "{{REF}}" (id, name) VALUES (?, ?)', [(i, v) for v, i in ref.items()])
+    rowid = db.execute(f'SELECT MAX(rowid) FROM "{{T}}"').fetchone()[0]
+    db.execute(f'UPDATE "{{T}}" SET "{{G}}" = ? WHERE rowid = ?', ("arrived after version 1", rowid))
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    source = tmp_path / "source.db"
+    copy_database(path, source)
+    db = sqlite3.connect(source)
+    db.execute(f'DROP TABLE "{{REF}}"')
+    db.commit()
+    db.close()
+    assert run(path) == (0, ["2", "3"])
+    check_migrated(path, source, ref)
+
+
+def test_{tag}_triggers_keep_the_lookup_current(tmp_path):
+    path = tmp_path / "triggers.db"
+    copy_database(OUT, path)
+    db = sqlite3.connect(path)
+    ref = dict(db.execute(f'SELECT name, id FROM "{{REF}}"'))
+    top = max(ref.values())
+    rowids = [r[0] for r in db.execute(f'SELECT rowid FROM "{{T}}" ORDER BY rowid')]
+    existing = sorted(ref)[0]
+    db.execute(f'UPDATE "{{T}}" SET "{{G}}" = ? WHERE rowid = ?', ("Zürich, new", rowids[0]))
+    db.execute(f'UPDATE "{{T}}" SET "{{G}}" = ? WHERE rowid = ?', (existing, rowids[-1]))
+    names = columns(db, T)
+    row = list(db.execute(f'SELECT * FROM "{{T}}" WHERE rowid = ?', (rowids[1],)).fetchone())
+    db.execute(f'DELETE FROM "{{T}}" WHERE rowid = ?', (rowids[1],))
+    row[names.index(G)], row[names.index(FK)] = "also new", 999
+    marks = ", ".join("?" for _ in names)
+    again = db.execute(f'INSERT INTO "{{T}}" VALUES ({{marks}})', row).lastrowid
+    db.commit()
+    fk = lambda r: db.execute(f'SELECT "{{FK}}" FROM "{{T}}" WHERE rowid = ?', (r,)).fetchone()[0]
+    now = dict(db.execute(f'SELECT name, id FROM "{{REF}}"'))
+    assert now == {{**ref, "Zürich, new": top + 1, "also new": top + 2}}
+    assert (fk(rowids[0]), fk(rowids[-1]), fk(again)) == (top + 1, ref[existing], top + 2)
+    try:
+        db.execute(f'UPDATE "{{T}}" SET "{{G}}" = NULL WHERE rowid = ?', (rowids[2],))
+    except sqlite3.IntegrityError:
+        return  # the column is NOT NULL
+    assert fk(rowids[2]) is None and dict(db.execute(f'SELECT name, id FROM "{{REF}}"')) == now
+    db.close()
+
+
+def test_{tag}_tool_refuses_what_it_cannot_migrate(tmp_path):
+    newer = tmp_path / "newer.db"
+    copy_database(SRC, newer)
+    db = sqlite3.connect(newer)
+    db.execute("PRAGMA user_version = 7")
+    db.commit()
+    db.close()
+    before = newer.read_bytes()
+    assert run(newer)[0] == 3 and newer.read_bytes() == before
+    text = tmp_path / "notes.db"
+    text.write_text("not a database\\n")
+    assert run(text)[0] == 2 and text.read_text() == "not a database\\n"
+    assert run(tmp_path / "missing.db")[0] == 2
+"""
+
+
+@register
+class SqliteMigrationTool(Operator):
+    """A versioned, idempotent migration tool that normalises a category column, run on a new copy."""
+
+    name = "sqlite-migration-tool"
+    final = True  # the migrated copy keeps the other tables as they were: reports on it would repeat reports
+    kinds = (Kind.SQLITE,)
+    tools = ("python3",)
+    weight = 3.0
+
+    def input_of(self, artifact: Artifact) -> str:
+        """The columns it would migrate: a copy of the database (a merge of another table) is the same input."""
+        return "migrate:" + ",".join(sorted(f"{n.table}.{n.column}" for n in migration_choices(artifact)))
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return (
+            "sqlite3" in discovery.python_modules
+            and places_ok(artifact, discovery, "bin")
+            and not has_lookup_triggers(artifact)
+            and bool(migration_choices(artifact))
+        )
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        names = ctx.rng.choice(migration_choices(artifact))
+        tool = tool_path(ctx, artifact, "migrate")
+        out = ctx.output_path(artifact, "v3", "db")
+        code = TOOL_PY.format(**names.fields())
+        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
+cat > {q(tool)} <<'PY'
+{code.rstrip()}
+PY
+chmod 0755 {q(tool)}
+python3 - <<'PY'
+import sqlite3
+{COPY_PY}
+copy_database({artifact.path!r}, {out!r})
+PY
+{q(tool)} {q(out)}"""
+        tests = (
+            f"SRC, OUT, TOOL = {artifact.path!r}, {out!r}, {tool!r}\n"
+            + CHECKS_PY.format(fields=names.fields())
+            + TESTS_PY.format(tag=ctx.tag)
+        )
+        t, g, ref, fk = names.table, names.column, names.ref, names.fk
+        instruction = (
+            f"Next, the `{g}` column of table `{t}` in `{artifact.path}` is to move into a lookup table. Write a "
+            f"migration tool `{tool}` (an executable file with a `#!` line) run as `{tool} DATABASE`. It reads "
+            "the database's `PRAGMA user_version` (0 for a database never migrated) and applies, in order, each "
+            "of these versions above it, each in one transaction that also sets `user_version` to that version "
+            "number (a version that fails leaves the database at the version before it), printing each applied "
+            f"version's number on a line of its own. Version 1: create table `{ref}` with columns `id INTEGER "
+            f"PRIMARY KEY` and `name TEXT NOT NULL UNIQUE`, holding every distinct non-NULL `{g}` value of "
+            f"`{t}`. Version 2: add to `{t}` the column `{fk} INTEGER REFERENCES {ref}(id)` (the last column), "
+            f"add to `{ref}` each distinct non-NULL `{g}` value it lacks, set `{fk}` on every row to the `id` of "
+            f"its `{g}` value (NULL where `{g}` is NULL), and create the index `{names.index}` on `{t}({fk})`. "
+            f"Version 3: create the triggers `{names.on_insert}` (after an INSERT into `{t}`) and "
+            f"`{names.on_update}` (after an UPDATE of `{g}`) that keep the row's `{fk}` equal to the `id` of its "
+            f"`{g}` value, first adding a `{g}` value missing from `{ref}` (NULL `{g}`: `{fk}` NULL, nothing "
+            f"added), whatever `{fk}` the statement itself wrote. Whenever values are added to `{ref}`, they "
+            "get the ids after the largest id already there (1 for an empty table), in code-point order of "
+            "the values; ids already there never change. Existing rows and every other table, view, index "
+            "and trigger stay as they are. A database already at version 3 is left unchanged, prints nothing "
+            "and exits 0; one whose `user_version` is above 3 is left unchanged and the tool exits with "
+            "status 3; a path that is missing or not an SQLite database exits with status 2 (messages go to "
+            f"standard error). Then make a copy of `{artifact.path}` as `{out}` (leave the original unchanged) "
+            "and migrate the copy with the tool."
+        )
+        details = dict(artifact.details)
+        tables = {**(details.get("tables") or {}), ref: ["id", "name"]}
+        tables[t] = [*tables.get(t, []), fk]
+        produced = Artifact(path=out, kind=Kind.SQLITE, details={**details, "tables": tables, "columns": {}})
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["sqlite3", "subprocess"],
+            instruction=instruction,
+            produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+        )

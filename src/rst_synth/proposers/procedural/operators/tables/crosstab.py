@@ -1,0 +1,102 @@
+"""A cross-tabulation: how the rows of a table fall across two ways of categorising them."""
+
+from __future__ import annotations
+
+from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
+from rst_synth.proposers.columns import Role, Use
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
+from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
+
+MAX_COLUMN_VALUES = 12
+"""More distinct values than this across the top makes a table nobody reads."""
+
+
+def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
+    """(rows, columns): two different columns that categorise; the second one's values become columns."""
+    columns = csv_columns(artifact)
+    groups = csv_fitting(artifact, Use.GROUP)
+    narrow = [g for g in groups if columns[g].distinct <= MAX_COLUMN_VALUES]
+    # Rows by a true category (a team, a region): a cross of flags and codes alone counts nothing anyone asked.
+    named = [g for g in groups if columns[g].role is Role.CATEGORY]
+    rows = sample_rows(artifact)
+    # A pair that names each row once (a region-by-month report) gives a table of ones: no count at all.
+    return [(r, c) for r in named for c in narrow if r != c and len({(x[r], x[c]) for x in rows}) < len(rows)]
+
+
+@register
+class CsvCrosstab(Operator):
+    """Count the rows of a table for every pair of values of two categorising columns, with totals."""
+
+    name = "csv-crosstab"
+    uses = (Use.GROUP,)
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return is_data(artifact) and bool(_pairs(artifact))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        d = artifact.details
+        rows_by, cols_by = ctx.rng.choice(_pairs(artifact))
+        out = ctx.output_path(artifact, f"{slug(rows_by)}_by_{slug(cols_by)}", "csv")
+        args = f"{artifact.path!r}, {d.get('delimiter', ',')!r}, {rows_by!r}, {cols_by!r}"
+        core = """
+def crosstab(path, delim, rows_by, cols_by):
+    counts = collections.Counter()
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter=delim):
+            counts[row[rows_by], row[cols_by]] += 1
+    down, across = sorted({r for r, _ in counts}), sorted({c for _, c in counts})
+    table = [[rows_by, *across, "total"]]
+    for r in down:
+        cells = [counts[r, c] for c in across]
+        table.append([r, *map(str, cells), str(sum(cells))])
+    table.append(["total", *(str(sum(counts[r, c] for r in down)) for c in across), str(sum(counts.values()))])
+    return table
+"""
+        solution = f"""python3 - <<'PY'
+import collections, csv
+{core}
+with open({out!r}, "w", newline="", encoding="utf-8") as f:
+    csv.writer(f).writerows(crosstab({args}))
+PY"""
+        tests = f"""
+SRC, DELIM, ROWS_BY, COLS_BY, OUT = {args}, {out!r}
+{core}
+
+def read_out():
+    with open(OUT, newline="", encoding="utf-8") as f:
+        return [r for r in csv.reader(f) if r]
+
+
+def test_{ctx.tag}_crosstab_cells_and_order():
+    assert read_out() == crosstab(SRC, DELIM, ROWS_BY, COLS_BY)
+
+
+def test_{ctx.tag}_totals_add_up():
+    table = read_out()
+    body = table[1:-1]
+    assert all(int(r[-1]) == sum(int(x) for x in r[1:-1]) for r in body)
+    assert [int(x) for x in table[-1][1:]] == [sum(int(r[i]) for r in body) for i in range(1, len(table[0]))]
+"""
+        instruction = (
+            f"Next, cross-tabulate `{artifact.path}` ({delimiter_name(d.get('delimiter', ','))}-separated, with a "
+            f"header row): count its data rows for every combination of a `{rows_by}` value and a `{cols_by}` "
+            f"value, and write `{out}`, a comma-separated CSV: the header is `{rows_by}`, then every distinct "
+            f"`{cols_by}` value in ascending code-point order, then `total`; then one row per distinct `{rows_by}` "
+            f"value (ascending code-point order) with its count under each `{cols_by}` value (0 where none) and "
+            "its row total; the last row is named `total` and holds each column's total and the grand total. "
+            "Quote fields the standard CSV way where needed."
+        )
+        produced = csv_output(out, [rows_by, "total"], ["total"]).model_copy(update={"end_result": True})
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["collections", "csv"],
+            instruction=instruction,
+            produces=[produced],
+        )

@@ -1,0 +1,183 @@
+"""Operators on CSV artifacts."""
+
+from __future__ import annotations
+
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
+from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
+
+
+def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
+    """(group, value): a column that categorises and repeats, and an additive measure to total per group."""
+    return [(g, v) for g in csv_fitting(artifact, Use.GROUP) for v in csv_fitting(artifact, Use.SUM) if g != v]
+
+
+@register
+class CsvGroupTotals(Operator):
+    """Sum an additive measure per value of a column that categorises."""
+
+    name = "csv-group-totals"
+    uses = (Use.GROUP, Use.SUM)
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return bool(_pairs(artifact))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        d = artifact.details
+        group, value = ctx.rng.choice(_pairs(artifact))
+        total = f"total_{slug(value)}"
+        out = ctx.output_path(artifact, f"by_{slug(group)}", "csv")
+        args = f"{artifact.path!r}, {d['delimiter']!r}, {group!r}, {value!r}"
+        solution = f"""python3 - <<'PY'
+import collections, csv
+src, delim, group, value = {args}
+totals = collections.defaultdict(float)
+with open(src, newline="") as f:
+    for row in csv.DictReader(f, delimiter=delim):
+        totals[row[group]] += float(row[value])
+with open({out!r}, "w", newline="") as f:
+    out = csv.writer(f)
+    out.writerow([group, {total!r}])
+    for key, amount in sorted(totals.items(), key=lambda kv: (-round(kv[1], 2), kv[0])):
+        out.writerow([key, f"{{amount:.2f}}"])
+PY"""
+        tests = f"""
+SRC, DELIM, GROUP, VALUE, OUT = {args}, {out!r}
+
+
+def expected_totals():
+    totals = collections.defaultdict(float)
+    with open(SRC, newline="") as f:
+        for row in csv.DictReader(f, delimiter=DELIM):
+            totals[row[GROUP]] += float(row[VALUE])
+    return totals
+
+
+def read_out():
+    with open(OUT, newline="") as f:
+        return list(csv.reader(f))
+
+
+def test_{ctx.tag}_header_and_totals():
+    rows = read_out()
+    assert rows[0] == [GROUP, {total!r}]
+    got = {{r[0]: r[1] for r in rows[1:]}}
+    want = expected_totals()
+    assert set(got) == set(want)
+    for key, amount in want.items():
+        assert re.fullmatch(r"-?\\d+\\.\\d\\d", got[key]), got[key]
+        assert abs(float(got[key]) - amount) < 0.006
+
+
+def test_{ctx.tag}_order():
+    rows = read_out()[1:]
+    keys = [(-float(amount), key) for key, amount in rows]
+    assert keys == sorted(keys)
+"""
+        instruction = (
+            f"Next, total the `{value}` column of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "
+            f"with a header row) for each distinct `{group}` value, and write the totals to `{out}`: a "
+            f"comma-separated file with the header `{group},{total}`, one row per `{group}` value, each total "
+            f"written with exactly two decimals, rows ordered by total (largest first), ties broken by the "
+            f"`{group}` value in ascending string order."
+        )
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            end_result=True,  # one row per group: a summary, never a batch or a source to group again
+            details={"header": [group, total], "numeric": [total], "categorical": [], "rows": None, "delimiter": ","},
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["collections", "csv", "re"],
+            instruction=instruction,
+            produces=[produced],
+        )
+
+
+@register
+class CsvToJsonRecords(Operator):
+    """Convert a CSV into a JSON array of typed records."""
+
+    name = "csv-to-json-records"
+    final = True
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return bool(artifact.details.get("header"))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        d = artifact.details
+        numeric = [h for h in d["header"] if h in d.get("numeric", [])]
+        out = ctx.output_path(artifact, "records", "json")
+        args = f"{artifact.path!r}, {d['delimiter']!r}, {numeric!r}"
+        solution = f"""python3 - <<'PY'
+import csv, json
+src, delim, numeric = {args}
+def typed(key, text):
+    if key not in numeric:
+        return text
+    number = float(text)
+    return int(number) if number.is_integer() and "." not in text else number
+with open(src, newline="") as f:
+    records = [{{k: typed(k, v) for k, v in row.items()}} for row in csv.DictReader(f, delimiter=delim)]
+with open({out!r}, "w") as f:
+    json.dump(records, f, indent=2)
+PY"""
+        tests = f"""
+SRC, DELIM, NUMERIC, OUT = {args}, {out!r}
+
+
+def source_rows():
+    with open(SRC, newline="") as f:
+        return list(csv.DictReader(f, delimiter=DELIM))
+
+
+def test_{ctx.tag}_one_record_per_row_in_order():
+    records = json.loads(pathlib.Path(OUT).read_text())
+    rows = source_rows()
+    assert isinstance(records, list) and len(records) == len(rows)
+    for record, row in zip(records, rows):
+        assert set(record) == set(row)
+        for key, text in row.items():
+            if key in NUMERIC:
+                assert isinstance(record[key], (int, float)) and not isinstance(record[key], bool)
+                assert abs(record[key] - float(text)) < 1e-9
+            else:
+                assert record[key] == text
+"""
+        typed = ", ".join(f"`{n}`" for n in numeric) or "none"
+        instruction = (
+            f"Then convert `{artifact.path}` into `{out}`: a JSON array with one object per data row, in file "
+            f"order, whose keys are the CSV's column names. Values of the numeric columns ({typed}) are JSON "
+            "numbers; every other value stays a string exactly as in the CSV."
+        )
+        produced = Artifact(
+            path=out,
+            kind=Kind.JSON,
+            details={
+                "type": "records",
+                "length": d.get("rows"),
+                "keys": sorted(d["header"]),
+                "numeric_keys": sorted(numeric),
+                "string_keys": sorted(h for h in d["header"] if h not in numeric),
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "json"],
+            instruction=instruction,
+            produces=[produced],
+        )

@@ -1,0 +1,264 @@
+"""An incremental batch folded in idempotently: a tool that folds CSV batches into a JSON ledger, each
+batch once (a rerun counts nothing twice) and a malformed batch not at all."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.workflow import (
+    EDGE_VALUES,
+    RUN_TOOL,
+    CsvShape,
+    contract_tool,
+    csv_pairs,
+    csv_shape,
+    fresh_path,
+    inside_git,
+    known_rows,
+    open_pairs,
+    plant,
+    planted_dir,
+    work_root,
+)
+
+CENTS = re.compile(r"-?\d+(\.\d{1,2})?")
+
+FOLD_PY = """
+CENTS = re.compile(r"-?\\d+(\\.\\d{1,2})?")
+
+
+def load(state):
+    if not os.path.exists(state):
+        return {"applied": {}, "totals": {}}
+    with open(state, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def save(state, ledger):
+    temporary = state + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as f:
+        json.dump(ledger, f, indent=2, sort_keys=True, ensure_ascii=False)
+    os.replace(temporary, state)
+
+
+def fold(state, paths, group, value):
+    ledger, rejected = load(state), []
+    for path in paths:
+        name = os.path.basename(path)
+        if name in ledger["applied"]:
+            continue
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = [row for row in csv.reader(f) if row]
+        header, body = (rows[0], rows[1:]) if rows else ([group, value], [])
+        if group not in header or value not in header or not all(
+            len(row) == len(header) and row[header.index(group)].strip()
+            and CENTS.fullmatch(row[header.index(value)].strip()) for row in body
+        ):
+            rejected.append(name)
+            continue
+        g, v = header.index(group), header.index(value)
+        for row in body:
+            entry = ledger["totals"].setdefault(row[g].strip(), {"rows": 0, "total_cents": 0})
+            entry["rows"] += 1
+            entry["total_cents"] += int(decimal.Decimal(row[v].strip()) * 100)
+        ledger["applied"][name] = len(body)
+        save(state, ledger)
+    if not os.path.exists(state):
+        save(state, ledger)
+    return rejected
+"""
+
+EXPECT_PY = """
+def good_batch(path):
+    rows = [row for row in csv.reader(io.StringIO(pathlib.Path(path).read_text(encoding="utf-8"), newline="")) if row]
+    if not rows:
+        return []
+    header = rows[0]
+    if GROUP not in header or VALUE not in header:
+        return None
+    g, v = header.index(GROUP), header.index(VALUE)
+    body = [(row[g].strip(), row[v].strip()) for row in rows[1:] if len(row) == len(header)]
+    if len(body) != len(rows) - 1 or not all(k and re.fullmatch(r"-?\\d+(\\.\\d{1,2})?", x) for k, x in body):
+        return None
+    return body
+
+
+def expected_ledger(paths):
+    totals, applied = {}, {}
+    for path in paths:
+        body = good_batch(path)
+        name = os.path.basename(path)
+        if body is None or name in applied:
+            continue
+        applied[name] = len(body)
+        for key, amount in body:
+            entry = totals.setdefault(key, {"rows": 0, "total_cents": 0})
+            entry["rows"] += 1
+            entry["total_cents"] += int(decimal.Decimal(amount) * 100)
+    return {"applied": applied, "totals": totals}
+
+
+def ledger(state):
+    data = json.loads(pathlib.Path(state).read_text(encoding="utf-8"))
+    assert set(data) == {"applied", "totals"}
+    for entry in data["totals"].values():
+        assert set(entry) == {"rows", "total_cents"} and all(type(n) is int for n in entry.values())
+    return data
+
+
+def batch(path, rows, end="\\n", header=None):
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator=end).writerows([header or [VALUE, GROUP]] + rows)
+    path.write_bytes(buffer.getvalue().encode("utf-8"))
+    return path
+"""
+
+
+def _foldable(artifact: Artifact) -> list[tuple[str, str]]:
+    found = known_rows(artifact)
+    if found is None:
+        return []
+    header, body = found[0][0], found[0][1:]
+    return [
+        (g, v)
+        for g, v in csv_pairs(artifact)
+        if all(row[header.index(g)].strip() and CENTS.fullmatch(row[header.index(v)]) for row in body)
+    ]
+
+
+def _batches(shape: CsvShape, ctx: StepContext) -> list[str]:
+    rng = ctx.rng
+    keys = [*shape.groups[:6], "late arrival, quoted", "Zürich"]
+    filler = next(n for n in ("note", "remark") if n not in (shape.group, shape.value))
+    texts = []
+    for number in range(3):
+        rows = [[rng.choice(keys), f"{rng.randint(-5000, 50000) / 100:.2f}", f"n{i}"] for i in range(rng.randint(4, 9))]
+        if number == 1:
+            rows[rng.randrange(len(rows))][1] = rng.choice(["12,50", "n/a", "1e3", "3.14159"])
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\r\n" if number == 2 else "\n")
+        writer.writerows([[shape.group, shape.value, filler], *rows])
+        texts.append(buffer.getvalue())
+    return texts
+
+
+@register
+class CsvIncrementalFold(Operator):
+    """Fold the artifact and arriving batches into a SQLite ledger, idempotently."""
+
+    name = "csv-incremental-fold"
+    uses = (Use.GROUP, Use.SUM)
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+    weight = 3.0
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return (
+            bool(open_pairs(_foldable(artifact), discovery, discovery.paths(), "bin", "fold"))
+            and not inside_git(artifact.path, discovery)
+            and not inside_git(f"{work_root(discovery)}/bin/x", discovery)
+        )
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        pairs = _foldable(artifact)
+        shape = csv_shape(artifact, ctx, open_pairs(pairs, ctx.discovery, ctx.taken_paths, "bin", "fold") or pairs)
+        group, value = shape.group, shape.value
+        incoming = f"{planted_dir(ctx)}/batches"
+        batches = [f"{incoming}/batch-{n:03d}.csv" for n in range(1, 4)]
+        tool = contract_tool(ctx.discovery, "bin", group, value, "fold")
+        tool = fresh_path(ctx, tool.rsplit("/", 1)[0], tool.rsplit("/", 1)[1]) if tool in ctx.taken_paths else tool
+        ctx.taken_paths.add(tool)
+        db = ctx.output_path(artifact, "ledger", "json")
+        files = [artifact.path, *batches]
+        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
+cat > {q(tool)} <<'PY'
+#!/usr/bin/env python3
+import csv, decimal, json, os, re, sys
+{FOLD_PY.strip()}
+if __name__ == "__main__":
+    rejected = fold(sys.argv[1], sys.argv[2:], {group!r}, {value!r})
+    for name in rejected:
+        print("rejected " + name, file=sys.stderr)
+    sys.exit(1 if rejected else 0)
+PY
+chmod 0755 {q(tool)}
+{q(tool)} {q(db)} {" ".join(q(f) for f in files)} || [ $? -eq 1 ]"""
+        tests = f"""
+TOOL, LEDGER, FILES, GROUP, VALUE = {tool!r}, {db!r}, {files!r}, {group!r}, {value!r}
+{EXPECT_PY}{RUN_TOOL}
+
+def test_{ctx.tag}_ledger_holds_each_good_batch_once():
+    want = expected_ledger(FILES)
+    assert len(want["applied"]) < len(FILES), "the malformed batch must not be applied"
+    assert ledger(LEDGER) == want
+
+
+def test_{ctx.tag}_rerun_counts_nothing_twice(tmp_path):
+    copy = tmp_path / "ledger.json"
+    shutil.copyfile(LEDGER, copy)
+    done = run_tool(TOOL, copy, *FILES)
+    assert done.returncode == 1 and b"rejected batch-002.csv" in done.stderr
+    assert ledger(copy) == ledger(LEDGER)
+
+
+def test_{ctx.tag}_tool_folds_fresh_batches_incrementally(tmp_path):
+    db = tmp_path / "fresh.json"
+    keys = {EDGE_VALUES!r}
+    one = batch(tmp_path / "one.csv", [[f"{{i * 1.25:.2f}}", keys[i % len(keys)]] for i in range(12)], "\\r\\n")
+    two = batch(tmp_path / "two.csv", [["note", keys[0], "-3.5"], ["", " " + keys[1] + " ", "7"]],
+                header=["note", GROUP, VALUE])
+    bad = batch(tmp_path / "bad.csv", [["2.00", keys[2]], ["oops", keys[3]]])
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert run_tool(TOOL, db, one).returncode == 0
+    assert ledger(db) == expected_ledger([one])
+    done = run_tool(TOOL, db, one, bad, two, empty)
+    assert done.returncode == 1 and b"rejected bad.csv" in done.stderr
+    assert ledger(db) == expected_ledger([one, two, empty])
+    assert run_tool(TOOL, db, one, two, empty).returncode == 0
+    assert ledger(db) == expected_ledger([one, two, empty])
+"""
+        instruction = (
+            f"Next, new batches of `{group}`/`{value}` data arrive in `{incoming}` "
+            f"({', '.join(f'`{b}`' for b in batches)}). "
+            f"Write a tool `{tool}` (an executable file with a `#!` line): `{tool} LEDGER FILE...` folds each FILE, "
+            "a batch, into the JSON ledger LEDGER (created when missing, always written, even when nothing was "
+            "applied), a JSON object with exactly the keys `applied` (an object mapping each applied batch to its "
+            'number of data rows) and `totals` (an object mapping each key to `{"rows": <integer>, "total_cents": '
+            "<integer>}`); the ledger is replaced atomically (written to a temporary file in its folder, then "
+            "renamed over it) after each applied batch. A batch is a UTF-8 CSV (RFC 4180 quoting, "
+            f"LF or CRLF, blank lines skipped) whose header has the columns `{group}` and `{value}` among others; "
+            "an empty file (0 bytes) is a batch with no rows. A batch is known by its file name without the "
+            "folder: one already listed in `applied` is skipped, so rerunning never counts anything twice. A "
+            f"batch is malformed when a row has not as many fields as the header, an empty `{group}` (once "
+            f"surrounding whitespace is removed), or a `{value}` that is not an optional `-`, digits and optionally "
+            "`.` with one or two digits (surrounding whitespace allowed), or when a column is missing: nothing of a "
+            "malformed batch is applied, it is not listed in `applied`, the tool prints `rejected NAME` to standard "
+            f"error and goes on. Each row of a good batch adds 1 to `rows` and 100 times its `{value}` (an exact "
+            f"integer) to `total_cents` of the entry whose key is its `{group}` with surrounding whitespace "
+            "removed; the batch is then listed in `applied` with its number of data rows. The tool exits 1 "
+            f"when it rejected a batch in this run, else 0. Then fold `{artifact.path}` and the batches, in the "
+            f"order listed above, into `{db}`."
+        )
+        produced = Artifact(
+            path=db,
+            kind=Kind.JSON,
+            details={"type": "object", "keys": ["applied", "totals"], "numeric_keys": [], "string_keys": []},
+        )
+        planted = "".join(plant(path, text) for path, text in zip(batches, _batches(shape, ctx), strict=True))
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "decimal", "io", "json", "os", "re", "resource", "shutil", "subprocess"],
+            instruction=instruction,
+            dockerfile=planted,
+            produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+        )

@@ -1,0 +1,194 @@
+"""Members per listed value: a column whose cells are lists (`reports;vpn`), split, and every value named
+in any list reported with the rows that name it (a roster's extra groups, a ticket's labels)."""
+
+from __future__ import annotations
+
+import re
+
+from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
+from rst_synth.proposers.columns import Role, Use
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
+from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
+
+SEPARATORS = (";", "|")
+TOKEN = re.compile(r"[\w.@+:/-]{1,32}")
+"""A listed value: a short name without spaces (a group, a tag, a label), never prose or a number list."""
+PLAIN = re.compile(r"[^`\s][^`]*")
+"""A filter value the instruction can quote between backticks."""
+
+
+def _tokens(cell: str, sep: str) -> set[str]:
+    return {t.strip() for t in cell.split(sep)} - {""}
+
+
+def _list_columns(artifact: Artifact, rows: list[dict[str, str]]) -> list[tuple[str, str]]:
+    """(column, separator): cells that list short names, on two rows or more, over fewer names than rows."""
+    found = []
+    delim = artifact.details.get("delimiter", ",")
+    for name in artifact.details.get("header") or []:
+        cells = [r[name] for r in rows]
+        for sep in (s for s in SEPARATORS if s != delim):
+            others = [s for s in SEPARATORS if s not in (sep, delim)]
+            listed = sum(len([t for t in c.split(sep) if t.strip()]) >= 2 for c in cells)
+            names = set().union(*(_tokens(c, sep) for c in cells))
+            if listed < 2 or any(o in c for o in others for c in cells) or not 2 <= len(names) < len(rows):
+                continue
+            if all(TOKEN.fullmatch(t) and any(ch.isalpha() for ch in t) for t in names):
+                found.append((name, sep))
+    return found
+
+
+def _identifiers(artifact: Artifact, rows: list[dict[str, str]], listed: str) -> list[str]:
+    """Columns that name each row with one word; names before numbers (`username` reads better than `uid`)."""
+    columns = csv_columns(artifact)
+    words = [
+        n
+        for n, c in columns.items()
+        if n != listed
+        and c.role is Role.IDENTIFIER
+        and c.fits(Use.KEY)
+        and all(r[n].strip() for r in rows)
+        and not any(re.search(r"\s", r[n].strip()) for r in rows)
+    ]
+    named = [n for n in words if not all(r[n].strip().isdigit() for r in rows)]
+    return named or words
+
+
+def _filters(artifact: Artifact, rows: list[dict[str, str]], listed: str, sep: str) -> list[tuple[str, str]]:
+    """(column, value): keep the rows of one category value, where that leaves two rows with a list and
+    drops another (a filter that drops nothing asks nothing)."""
+    options = []
+    with_list = [r for r in rows if _tokens(r[listed], sep)]
+    for name, column in csv_columns(artifact).items():
+        if name == listed or column.role is not Role.CATEGORY or not 2 <= column.distinct <= 6:
+            continue
+        for value in sorted({r[name].strip() for r in rows}):
+            kept = sum(r[name].strip() == value for r in with_list)
+            if PLAIN.fullmatch(value) and 2 <= kept < len(with_list):
+                options.append((name, value))
+    return options
+
+
+def _choices(artifact: Artifact) -> list[tuple[str, str, str]]:
+    """(list column, separator, identifier column), where another column categorises the rows too (a table
+    of names and lists alone is a lookup, not a roster)."""
+    rows = sample_rows(artifact)
+    grouping = csv_fitting(artifact, Use.GROUP)
+    return [
+        (listed, sep, key)
+        for listed, sep in _list_columns(artifact, rows)
+        for key in _identifiers(artifact, rows, listed)
+        if any(g not in (listed, key) for g in grouping)
+    ]
+
+
+def _heading(column: str) -> str:
+    """The output's first header: the list column's last word made singular (`extra_groups` -> `group`)."""
+    word = column.lower().split("_")[-1]
+    if word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif word.endswith(("sses", "xes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    else:
+        word = column
+    return next(h for h in (word, column, "value") if re.fullmatch(r"\w+", h) and h not in ("members", "count"))
+
+
+@register
+class CsvListMembers(Operator):
+    """Split a column of lists and report, for every value named in any list, the rows naming it."""
+
+    name = "csv-list-members"
+    uses = (Use.KEY, Use.GROUP)
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return is_data(artifact) and bool(_choices(artifact))
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        delim = artifact.details.get("delimiter", ",")
+        listed, sep, key = ctx.rng.choice(_choices(artifact))
+        options = _filters(artifact, sample_rows(artifact), listed, sep)
+        fcol, fval = ctx.rng.choice(options) if options and ctx.rng.random() < 0.5 else ("", "")
+        head = _heading(listed)
+        out = ctx.output_path(artifact, f"{slug(listed)}_members", "csv")
+        args = f"{artifact.path!r}, {delim!r}, {listed!r}, {sep!r}, {key!r}, {fcol!r}, {fval!r}, {head!r}"
+        # The solution and the tests compute the table two different ways: each checks the other.
+        solution = f"""python3 - <<'PY'
+import csv
+SRC, DELIM, LIST, SEP, KEY, FCOL, FVAL, HEAD = {args}
+members = {{}}
+with open(SRC, newline="", encoding="utf-8") as f:
+    for n, row in enumerate(csv.DictReader(f, delimiter=DELIM)):
+        if FCOL and row[FCOL].strip() != FVAL:
+            continue
+        for token in {{t.strip() for t in row[LIST].split(SEP)}} - {{""}}:
+            members.setdefault(token, {{}})[n] = row[KEY].strip()
+with open({out!r}, "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow([HEAD, "members", "count"])
+    for token, rows in sorted(members.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        w.writerow([token, " ".join(sorted(rows.values())), len(rows)])
+PY"""
+        tests = f"""
+SRC, DELIM, LIST, SEP, KEY, FCOL, FVAL, HEAD = {args}
+OUT = {out!r}
+
+
+def expected():
+    naming = collections.defaultdict(list)
+    with open(SRC, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f, delimiter=DELIM)
+        header = next(reader)
+        where = {{name: i for i, name in enumerate(header)}}
+        for cells in filter(None, reader):
+            if FCOL and cells[where[FCOL]].strip() != FVAL:
+                continue
+            for token in dict.fromkeys(t.strip() for t in cells[where[LIST]].split(SEP)):
+                if token:
+                    naming[token].append(cells[where[KEY]].strip())
+    order = sorted(naming, key=lambda t: (-len(naming[t]), t))
+    return [[HEAD, "members", "count"]] + [[t, " ".join(sorted(naming[t])), str(len(naming[t]))] for t in order]
+
+
+def read_out():
+    with open(OUT, newline="", encoding="utf-8") as f:
+        return [r for r in csv.reader(f) if r]
+
+
+def test_{ctx.tag}_members_per_listed_value():
+    assert read_out() == expected()
+
+
+def test_{ctx.tag}_counts_are_member_counts():
+    table = read_out()
+    assert table[0] == [HEAD, "members", "count"] and len(table) > 1
+    assert all(int(r[2]) == len(r[1].split(" ")) for r in table[1:])
+"""
+        where = f" Consider only the rows whose `{fcol}` value, trimmed, is exactly `{fval}`." if fcol else ""
+        instruction = (
+            f"Next, report who is named under every value listed in the `{listed}` column of `{artifact.path}` "
+            f"({delimiter_name(delim)}-separated, with a header row). Each `{listed}` cell is a list of values "
+            f"separated by `{sep}`: trim every value of surrounding whitespace, ignore empty values (an empty cell "
+            f"or a doubled `{sep}`), count a value repeated within one cell once for that row, and compare values "
+            f"case-sensitively.{where} Write `{out}`, a comma-separated CSV with the header `{head},members,count` "
+            f"and one row per distinct value named in any {'such ' if fcol else ''}row: the value; its members, "
+            f"the `{key}` values (trimmed) of the rows naming it, sorted in ascending code-point order and joined "
+            "by a single space; and the number of those rows. Order the rows by count, descending, then by value "
+            "in ascending code-point order. Quote fields the standard CSV way where needed."
+        )
+        produced = csv_output(out, [head, "members", "count"], ["count"]).model_copy(update={"end_result": True})
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["collections", "csv"],
+            instruction=instruction,
+            produces=[produced],
+        )

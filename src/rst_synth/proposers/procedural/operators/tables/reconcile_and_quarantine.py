@@ -1,0 +1,328 @@
+"""Feeds that arrive next to a result: reconcile it with a partner's export under stated conflict rules,
+and quarantine the malformed records of a raw feed with a reject report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from rst_synth.proposers.artifacts import Artifact, Kind
+from rst_synth.proposers.columns import Use
+from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.workflow import (
+    CsvShape,
+    csv_pairs,
+    csv_shape,
+    inside_git,
+    known_rows,
+    plant,
+    planted_dir,
+    stem_of,
+)
+
+RECONCILE_PY = """
+def norm(key):
+    return key.strip().casefold()
+
+
+def is_number(text):
+    return isinstance(text, str) and re.fullmatch(r"-?\\d+(\\.\\d+)?", text.strip()) is not None
+
+
+def reconcile(ours_text, partner, key, value, cutoff):
+    rows = [row for row in csv.reader(io.StringIO(ours_text, newline="")) if row]
+    k, v = rows[0].index(key), rows[0].index(value)
+    ours = {norm(row[k]): (row[k], row[v]) for row in rows[1:]}
+    best = {}
+    for record in partner:
+        if isinstance(record.get("key"), str) and is_number(record.get("value")):
+            n = norm(record["key"])
+            if n not in best or record["as_of"] >= best[n]["as_of"]:
+                best[n] = record
+    out = [[key, value, "source"]]
+    for n in sorted(set(ours) | set(best)):
+        if n in ours and n in best:
+            (name, mine), theirs = ours[n], best[n]["value"].strip()
+            if decimal.Decimal(mine) == decimal.Decimal(theirs):
+                out.append([name, mine, "both"])
+            elif best[n]["as_of"] >= cutoff:
+                out.append([name, theirs, "partner"])
+            else:
+                out.append([name, mine, "ours"])
+        elif n in ours:
+            out.append([ours[n][0], ours[n][1], "ours"])
+        else:
+            out.append([best[n]["key"].strip(), best[n]["value"].strip(), "partner"])
+    return out
+"""
+
+DATES = ("2024-11-30", "2025-01-15", "2025-02-28", "2025-03-01", "2025-04-10")
+
+
+def _unique_keys(artifact: Artifact) -> list[tuple[str, str]]:
+    """(key, value) pairs for a reconciliation: complete known rows, a key column unique per row (no key twice
+    once trimmed and case-folded) and a measure beside it (a summary's totals, a price list)."""
+    found = known_rows(artifact)
+    if found is None or not found[1]:
+        return []
+    header, body = found[0][0], found[0][1:]
+    pairs = []
+    for group, value in csv_pairs(artifact, key=Use.KEY, value=Use.STATS):
+        keys = [row[header.index(group)].strip().casefold() for row in body]
+        if all(keys) and len(set(keys)) == len(keys):
+            pairs.append((group, value))
+    return pairs
+
+
+def _partner_feed(shape: CsvShape, ctx: StepContext, cutoff: str) -> list[dict[str, object]]:
+    rng, k, v = ctx.rng, shape.header.index(shape.group), shape.header.index(shape.value)
+    feed: list[dict[str, object]] = []
+    for row in shape.rows:
+        choice = rng.random()
+        key = row[k] if rng.random() < 0.6 else f"  {row[k].upper()} "
+        if choice < 0.25:
+            feed.append({"key": key, "value": row[v] + ("0" if "." in row[v] else ".00"), "as_of": rng.choice(DATES)})
+        elif choice < 0.6:
+            changed = f"{float(row[v]) + rng.randint(1, 900) / 100:.2f}"
+            feed.append({"key": key, "value": changed, "as_of": rng.choice(DATES)})
+        elif choice < 0.7:
+            feed.append({"key": key, "value": rng.choice([None, "n/a", ""]), "as_of": cutoff})
+    for i in range(rng.randint(2, 4)):
+        feed.append({"key": f"new-{shape.group}-{i}", "value": f"{rng.randint(-500, 9000) / 100:.2f}", "as_of": cutoff})
+    if feed:
+        first = dict(feed[0])
+        feed.append({**first, "value": f"{rng.randint(1, 9000) / 100:.2f}", "as_of": "2025-06-30"})
+        feed.append({**first, "value": "1.00", "as_of": "2023-01-01"})
+    rng.shuffle(feed)
+    return feed
+
+
+@register
+class CsvReconcileSources(Operator):
+    """Reconcile the artifact with a partner's JSON export under stated conflict rules."""
+
+    name = "csv-reconcile-sources"
+    uses = (Use.KEY, Use.STATS)
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+    weight = 3.0
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return bool(_unique_keys(artifact)) and not inside_git(artifact.path, discovery)
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        shape = csv_shape(artifact, ctx, _unique_keys(artifact))
+        group, value = shape.group, shape.value
+        cutoff = ctx.rng.choice(DATES[1:4])
+        partner = f"{planted_dir(ctx)}/{stem_of(artifact)}_partner.json"
+        feed = json.dumps(_partner_feed(shape, ctx, cutoff), indent=1, ensure_ascii=False) + "\n"
+        out = ctx.output_path(artifact, "reconciled", "csv")
+        args = f"{artifact.path!r}, {partner!r}, {group!r}, {value!r}, {cutoff!r}"
+        solution = f"""python3 - <<'PY'
+import csv, decimal, io, json, re
+{RECONCILE_PY}
+src, partner, key, value, cutoff = {args}
+with open(src, encoding="utf-8", newline="") as f:
+    ours = f.read()
+with open(partner, encoding="utf-8") as f:
+    table = reconcile(ours, json.load(f), key, value, cutoff)
+with open({out!r}, "w", encoding="utf-8", newline="") as f:
+    csv.writer(f, lineterminator="\\n").writerows(table)
+PY"""
+        tests = f"""
+SRC, PARTNER, KEY, VALUE, CUTOFF, OUT = {args}, {out!r}
+{RECONCILE_PY}
+
+def test_{ctx.tag}_reconciled_by_the_rules():
+    ours = pathlib.Path(SRC).read_text(encoding="utf-8")
+    want = reconcile(ours, json.loads(pathlib.Path(PARTNER).read_text(encoding="utf-8")), KEY, VALUE, CUTOFF)
+    with open(OUT, encoding="utf-8", newline="") as f:
+        got = [row for row in csv.reader(f) if row]
+    assert got == want
+"""
+        instruction = (
+            f"Next, a partner sent its own figures for the same `{group}` keys: `{partner}`, a JSON array of "
+            "objects with `key` (text), `value` (a decimal number as a string, or something else) and `as_of` "
+            f"(a `YYYY-MM-DD` date). Reconcile it with `{artifact.path}` (column `{group}` is our key, "
+            f"`{value}` our value) into `{out}`: a CSV with the header `{group},{value},source` and one row per "
+            "key found in either source, where keys match after removing surrounding whitespace and case-folding "
+            "(Python's `str.casefold`). Partner records whose `value` is not a string holding a decimal number "
+            "(optional `-`, digits, optionally `.` and digits, surrounding whitespace allowed) are ignored; when "
+            "the partner has several records for a key, the one with the latest `as_of` counts (on equal dates the "
+            "later one in the array). A key only we have keeps our value, source `ours`; a key only the partner "
+            "has takes its key and value with surrounding whitespace removed, source `partner`. For a key in both: "
+            f"when the values are equal as decimal numbers (`5` equals `5.00`) keep our value, source `both`; when "
+            f"they differ, the partner's value wins if its `as_of` is on or after `{cutoff}` (source `partner`), "
+            "otherwise ours stays (source `ours`). A key we have is written as in our file; values are written "
+            "exactly as in the winning source (partner values with surrounding whitespace removed). Order the rows "
+            "by the case-folded key in code-point order; lines end with `\\n`."
+        )
+        produced = Artifact(
+            path=out,
+            kind=Kind.CSV,
+            end_result=True,  # the reconciled figures per key: a summary, never a feed format or a batch
+            details={
+                "header": [group, value, "source"],
+                "numeric": [value],
+                "categorical": ["source"],
+                "rows": None,
+                "delimiter": ",",
+            },
+        )
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "decimal", "io", "json", "re"],
+            instruction=instruction,
+            dockerfile=plant(partner, feed),
+            produces=[produced],
+        )
+
+
+QUARANTINE_PY = """
+def quarantine(base_text, feed_text, key, value):
+    base = [row for row in csv.reader(io.StringIO(base_text, newline="")) if row]
+    header, seen = base[0], {tuple(row) for row in base[1:]}
+    feed = [row for row in csv.reader(io.StringIO(feed_text, newline="")) if row]
+    k, v = header.index(key), header.index(value)
+    accepted, rejects = [header], [["record", "reason"]]
+    for number, row in enumerate(feed[1:], 1):
+        if len(row) != len(header):
+            reason = "wrong_field_count"
+        elif not row[k].strip():
+            reason = "missing_key"
+        elif not re.fullmatch(r"-?\\d+(\\.\\d+)?", row[v].strip()):
+            reason = "bad_number"
+        elif tuple(row) in seen:
+            reason = "duplicate"
+        else:
+            seen.add(tuple(row))
+            accepted.append(row)
+            continue
+        rejects.append([str(number), reason])
+    return accepted, rejects
+"""
+
+
+def _raw_feed(shape: CsvShape, ctx: StepContext) -> str:
+    rng, k, v = ctx.rng, shape.header.index(shape.group), shape.header.index(shape.value)
+    records: list[list[str]] = []
+    for i in range(rng.randint(8, 14)):
+        row = list(rng.choice(shape.rows))
+        row[v] = f"{rng.randint(-900, 90000) / 100:.2f}"
+        if i % 4 == 0:
+            row[k] = f"{row[k]}, batch {i}"
+        records.append(row)
+    records += [list(rng.choice(shape.rows)) for _ in range(2)]  # copies of the result: duplicates
+    records.append(list(records[0]))  # a record again: a duplicate of an accepted one
+    broken = [list(rng.choice(shape.rows)) for _ in range(6)]
+    broken[0] = broken[0][:-1]
+    broken[1] = [*broken[1], "extra"]
+    broken[2][k] = "  "
+    for row, bad in zip(broken[3:], ("n/a", "1,5", "1e3"), strict=True):
+        row[v] = bad
+    records += broken
+    rng.shuffle(records)
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerows([shape.header, *records[:5], [], *records[5:]])
+    return buffer.getvalue()
+
+
+@register
+class CsvQuarantineMalformed(Operator):
+    """Split a raw feed in the artifact's format into accepted records and a reject report."""
+
+    name = "csv-quarantine-malformed"
+    uses = (Use.GROUP, Use.SUM)
+    kinds = (Kind.CSV,)
+    tools = ("python3",)
+    weight = 3.0
+
+    def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
+        return bool(csv_pairs(artifact)) and not inside_git(artifact.path, discovery)
+
+    def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        shape = csv_shape(artifact, ctx)
+        feed = f"{planted_dir(ctx)}/{stem_of(artifact)}_raw.csv"
+        accepted = ctx.output_path(artifact, "accepted", "csv")
+        rejects = ctx.output_path(artifact, "rejects", "csv")
+        args = f"{artifact.path!r}, {feed!r}, {shape.group!r}, {shape.value!r}"
+        solution = f"""python3 - <<'PY'
+import csv, io, re
+{QUARANTINE_PY}
+src, feed, key, value = {args}
+with open(src, encoding="utf-8", newline="") as f, open(feed, encoding="utf-8", newline="") as g:
+    accepted, rejects = quarantine(f.read(), g.read(), key, value)
+for path, rows in (({accepted!r}, accepted), ({rejects!r}, rejects)):
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f, lineterminator="\\n").writerows(rows)
+PY"""
+        tests = f"""
+SRC, FEED, KEY, VALUE, ACCEPTED, REJECTS = {args}, {accepted!r}, {rejects!r}
+{QUARANTINE_PY}
+
+def read(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        return [row for row in csv.reader(f) if row]
+
+
+def expected():
+    return quarantine(pathlib.Path(SRC).read_text(encoding="utf-8"), pathlib.Path(FEED).read_text(encoding="utf-8"),
+                      KEY, VALUE)
+
+
+def test_{ctx.tag}_accepted_records():
+    assert read(ACCEPTED) == expected()[0]
+
+
+def test_{ctx.tag}_reject_report():
+    want = expected()[1]
+    assert len(want) > 1 and read(REJECTS) == want
+"""
+        instruction = (
+            f"Next, a raw feed in the format of `{artifact.path}` arrived as `{feed}` (UTF-8, RFC 4180 quoting with "
+            "quoted fields that hold commas, CRLF line endings, a header row; blank lines are skipped and not "
+            "counted). Check its records, numbered from 1 after the header, in order, and give each rejected one "
+            "the first reason that applies: `wrong_field_count` (not as many fields as the header), `missing_key` "
+            f"(`{shape.group}` empty or only whitespace), `bad_number` (`{shape.value}`, with surrounding whitespace "
+            "removed, is not an optional `-`, digits, and optionally `.` and digits), `duplicate` (field for field "
+            f"equal to a data row of `{artifact.path}` or to a record of the feed accepted earlier). Write the "
+            f"accepted records, unchanged and in feed order, under the header of `{artifact.path}` to `{accepted}`, "
+            f"and the rejects to `{rejects}` with the header `record,reason` (record number and reason, in feed "
+            "order); both comma-separated with lines ending in `\\n`."
+        )
+        produced = [
+            Artifact(
+                path=accepted,
+                kind=Kind.CSV,
+                # the feed's rows, not the artifact's: their roles are read from the file next round
+                details={**{k: v for k, v in artifact.details.items() if k != "columns"}, "rows": None},
+                sample="",
+            ),
+            Artifact(
+                path=rejects,
+                kind=Kind.CSV,
+                end_result=True,  # row numbers and reasons: read by people, never a batch or a data source
+                details={
+                    "header": ["record", "reason"],
+                    "numeric": ["record"],
+                    "categorical": ["reason"],
+                    "rows": None,
+                    "delimiter": ",",
+                },
+            ),
+        ]
+        return Step(
+            operator=self.name,
+            consumes=artifact.path,
+            solution=solution,
+            tests=tests,
+            imports=["csv", "io", "re"],
+            instruction=instruction,
+            dockerfile=plant(feed, _raw_feed(shape, ctx)),
+            produces=produced,
+        )
