@@ -42,7 +42,7 @@ def test_sharegpt_loads_as_llamafactory_reads_it(collected: Path) -> None:
     tags; `datasets` loads the file; the sharegpt converter wants human/observation turns at even
     positions and gpt/function_call turns at odd ones, an even count, and JSON in function_call turns
     and in the tools column. (The same files went through LLaMA-Factory's own code once by hand:
-    see the README.)"""
+    see docs/agents-and-training.md.)"""
     folder = collected / "sharegpt"
     info = json.loads((folder / "dataset_info.json").read_text())
     for name, entry in info.items():

@@ -10,7 +10,7 @@ from tests.support.tasks import write_task
 
 
 def test_a_round_5_child_gets_an_hour_and_the_seeds_two_minute_verifier() -> None:
-    # About what round 5 of the README's example measures: 260 lines, 85 commands, 2,000 words, 1 s oracle.
+    # About what round 5 of docs/measures.md's example measures: 260 lines, 85 commands, 2,000 words, 1 s oracle.
     child = Figures(solution_lines=260, executed_commands=85, oracle_sec=1.0, test_sec=2.0)
     # 2 x (60 + 0.1 x 2000 + 15 x 85 + 260 + 1) = 3592 s, rounded up to 60 minutes.
     limits = time_limits(child, 2000, floor=TimeLimits(agent_sec=300.0, verifier_sec=120.0))

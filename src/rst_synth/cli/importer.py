@@ -215,7 +215,7 @@ def harbor_command(
     """Take Harbor tasks (Terminal-Bench 2, Harbor registry datasets, your own) as seeds.
 
     Each task is written to OUT/<task dir name>; every change the import makes is listed in its
-    task.toml under [metadata.import]. A task that cannot be converted (a GPU, several services,
+    task.toml under \\[metadata.import]. A task that cannot be converted (a GPU, several services,
     a prebuilt docker_image that cannot be pulled, a fetch --offline cannot bake) prints
     [bold]skipped SRC: reason[/bold] and the others still convert. Validation runs with the network
     off, so a test.sh that installs pytest at test time needs [bold]--offline[/bold]. Then

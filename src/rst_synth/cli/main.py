@@ -13,6 +13,7 @@ from rst_synth.cli.evaluate import eval_command
 from rst_synth.cli.export import export_command
 from rst_synth.cli.extend import extend_command
 from rst_synth.cli.gc import gc_command
+from rst_synth.cli.help import ReflowGroup
 from rst_synth.cli.importer import import_app
 from rst_synth.cli.report import report_command
 from rst_synth.cli.seeds import seeds_app
@@ -22,6 +23,7 @@ from rst_synth.cli.validate import validate_command
 
 app = typer.Typer(
     name="rst",
+    cls=ReflowGroup,  # the help of every command and option as paragraphs (cli/help.py)
     help="Recursive Synthetic Terminal Tasks: grow verified long-horizon terminal tasks from seeds.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

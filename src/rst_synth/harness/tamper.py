@@ -1,6 +1,6 @@
 """Whether what ran before the verifier touched the verifier's toolchain: a pure policy over the
 engine's list of changed paths (`docker diff`, asked of the engine, never of the container), and the
-clean environment test.sh runs with. docs/architecture.md ("The trusted verifier") says what it covers.
+clean environment test.sh runs with. docs/verifier.md says what it covers.
 
 The agent is root in the container the tests run in (Harbor's shared mode), so anything the tests
 run with could be its own: the interpreter, pytest, the files Python and pytest read at start-up, the

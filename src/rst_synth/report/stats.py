@@ -1,4 +1,4 @@
-"""Per-round statistics of a run (docs/architecture.md, "What is measured"), computed from the store alone."""
+"""Per-round statistics of a run (docs/measures.md), computed from the store alone."""
 
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ class Lineage(_Section):
 
 class Figures(BaseModel):
     """A task's measured figures: the one model behind [metadata.metrics], a validation report's
-    figures and the store's task rows (docs/architecture.md, "What is measured")."""
+    figures and the store's task rows (docs/measures.md)."""
 
     solution_lines: int | None = None
     """Non-blank, non-comment lines of the reference solution."""

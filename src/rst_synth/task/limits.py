@@ -1,4 +1,4 @@
-"""A task's time limits from its measured work (docs/architecture.md, "Limits that follow the work").
+"""A task's time limits from its measured work (docs/measures.md, "Limits that follow the work").
 
 An agent attempt is bounded by `[agent].timeout_sec` and the tests by `[verifier].timeout_sec`.
 Both are set when a task is accepted, from the figures its validation measured, so a round-5

@@ -8,7 +8,7 @@ as a whole, carries no information: a table with a header and no rows; `[]`, `{}
 but empty values; an SQLite database whose tables hold no rows; two or more rows whose every numeric
 column holds one value; one row (or JSON object) of two or more numbers all one value. A document of
 several parts (a JSON object holding arrays, a database of several tables) is degenerate only when
-no part carries information (docs/architecture.md, "The acceptance contract", lists what is read as
+no part carries information (docs/validation.md, "The acceptance contract", lists what is read as
 a table or JSON).
 
 Not judged: empty files and whitespace (marker files are legitimate outputs), other text (logs, code,

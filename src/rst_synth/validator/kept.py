@@ -3,7 +3,7 @@
 After a task's oracle run (its solution, before the tests) the container is committed as the image
 `rst-state:<workflow hash>`: the hash of the build context and the solution, what the final state
 depends on. A child's parent, determinism and steps checks then start from its parent's kept state
-and run only what the child adds (docs/architecture.md, "Kept states"). The oracle never does: it
+and run only what the child adds (docs/validation.md, "Kept states"). The oracle never does: it
 runs the whole solution from the clean image every time.
 
 A committed image holds files, not processes. A state whose solution left processes running (a

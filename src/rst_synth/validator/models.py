@@ -63,7 +63,7 @@ class Verdict(StrEnum):
 
 class Reason(StrEnum):
     """Why a check ended as it did; what a repair step is told. One list for the validator, the
-    proposers, the store and the repair hints (docs/architecture.md lists which check gives which)."""
+    proposers, the store and the repair hints (docs/validation.md lists which check gives which)."""
 
     OK = "ok"
     # propose: the proposer made no candidate

@@ -1,4 +1,4 @@
-"""The quality checks of a child (docs/architecture.md, "The acceptance contract"): what it adds
+"""The quality checks of a child (docs/validation.md, "The acceptance contract"): what it adds
 must be work of its own, needed, checked by its tests and named by its instruction.
 
 They judge any child, whoever made it, from the task files and the file states (sandbox/listing.py)

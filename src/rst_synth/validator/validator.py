@@ -1,4 +1,4 @@
-"""The acceptance contract (docs/architecture.md, "The acceptance contract"), run check by check in fresh containers."""
+"""The acceptance contract (docs/validation.md, "The acceptance contract"), run check by check in fresh containers."""
 
 from __future__ import annotations
 
