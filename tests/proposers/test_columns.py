@@ -196,5 +196,5 @@ def test_summaries_a_step_writes_are_end_results() -> None:
     )
     ctx = StepContext(discovery=found(ledger), rng=random.Random(1), tag="r1s1")
     for name in ("csv-group-totals", "csv-reconcile-sources"):
-        step = OPERATORS[name].build(ledger, ctx)
+        step = OPERATORS[name].step(ledger, ctx)
         assert all(a.end_result for a in step.produces if a.kind is Kind.CSV), name

@@ -18,21 +18,24 @@ from pydantic import BaseModel, Field
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.shipping import used_modules
 from rst_synth.task import HistoryStep
 
 
 class Step(BaseModel):
     """What one operator adds to a task."""
 
-    operator: str
-    consumes: str
-    """Path of the artifact the step builds on."""
+    operator: str = ""
+    """The operator's name; `Operator.step` fills it in."""
+    consumes: str = ""
+    """Path of the artifact the step builds on; `Operator.step` fills in the one it was built on."""
     solution: str
     """Bash appended to solve.sh; runs after the parent's workflow, `set -e` may be on."""
     tests: str
-    """Python source of pytest test functions (module-level imports go in `imports`)."""
+    """Python source of pytest test functions; the modules it uses by name are imported for it."""
     imports: list[str] = Field(default_factory=list)
-    """Modules the tests import, e.g. ["json", "csv"]."""
+    """The test module's imports: `Operator.step` adds every module the tests use by name (shipping.py),
+    so an operator names only what the code reaches another way."""
     instruction: str
     """Markdown paragraph stating every behaviour the tests check (paths, formats, order)."""
     apt_packages: list[str] = Field(default_factory=list)
@@ -140,7 +143,17 @@ class Operator:
         return sorted({_INSTALLABLE[t] for t in self.tools if not discovery.has_tool(t) and t in _INSTALLABLE})
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
+        """The step on `artifact` (operator, consumes and the tests' imports may be left to `step`)."""
         raise NotImplementedError
+
+    def step(self, artifact: Artifact, ctx: StepContext) -> Step:
+        """`build`, with what every step has in common filled in: this operator's name, the artifact it was
+        built on, and the imports its tests' code needs."""
+        built = self.build(artifact, ctx)
+        built.operator = built.operator or self.name
+        built.consumes = built.consumes or artifact.path
+        built.imports = sorted(set(built.imports) | set(used_modules(built.tests)))
+        return built
 
 
 _INSTALLABLE = {

@@ -146,7 +146,7 @@ class ProceduralProposer:
                 break
             operator, artifact = _draw(candidates, found, rng)
             ctx.tag = f"r{round_}s{k}"
-            step = operator.build(artifact, ctx)
+            step = operator.step(artifact, ctx)
             derived = f"{root}derived"  # where outputs of the task's inputs go (StepContext.output_path)
             if any(a.path.startswith(derived + "/") for a in step.produces):
                 step.solution = f"mkdir -p {derived}\n{step.solution}"

@@ -140,7 +140,7 @@ def test_window_report_choices_and_queries(tmp_path) -> None:
 def test_build_is_deterministic(tmp_path, name: str) -> None:
     art = repo() if name in HISTORY_OPERATORS else sqlite_artifact(tmp_path)
     op = OPERATORS[name]
-    steps = [op.build(art, StepContext(discovery=discovery(art), rng=random.Random(4), tag="r3s2")) for _ in range(2)]
+    steps = [op.step(art, StepContext(discovery=discovery(art), rng=random.Random(4), tag="r3s2")) for _ in range(2)]
     assert steps[0] == steps[1]
     compile(steps[0].tests, name, "exec")
     assert f"`{art.path}`" in steps[0].instruction and "test_r3s2_" in steps[0].tests

@@ -115,7 +115,7 @@ def test_tag_never_reuses_an_existing_name() -> None:
     names = branch_authors_tag.GitTagAnnotated.NAMES
     art = git_artifact(tags=[*names["root"], *names["parent"][:-1]])
     for seed in range(10):
-        step = op.build(art, StepContext(discovery=discovery(art), rng=random.Random(seed)))
+        step = op.step(art, StepContext(discovery=discovery(art), rng=random.Random(seed)))
         assert f"tag -a {names['parent'][-1]} " in step.solution
         assert step.produces[0].details["tags"] == sorted([*art.details["tags"], names["parent"][-1]])
 
@@ -143,7 +143,7 @@ def test_c_rule() -> None:
 
 def test_outputs_inside_a_repository_go_next_to_it() -> None:
     repo, py = git_artifact(), file_artifact("/app/repo/src/mod.py", PYTHON)
-    step = OPERATORS["python-source-inventory"].build(
+    step = OPERATORS["python-source-inventory"].step(
         py, StepContext(discovery=discovery(repo, py), rng=random.Random(1))
     )
     assert step.produces[0].path == "/app/repo_mod_inventory.json"
@@ -170,7 +170,7 @@ def test_build_is_deterministic(name: str) -> None:
     op = OPERATORS[name]
     art = arts[op.kinds[0]]
     steps = [
-        op.build(art, StepContext(discovery=discovery(*arts.values()), rng=random.Random(11), tag="r1s1"))
+        op.step(art, StepContext(discovery=discovery(*arts.values()), rng=random.Random(11), tag="r1s1"))
         for _ in range(2)
     ]
     assert steps[0] == steps[1]

@@ -109,15 +109,15 @@ def test_csv_to_sqlite_needs_python_sqlite_and_types_from_full_sample() -> None:
     assert not op.can_use(csv_art(), discovery(modules=()))
     ranked = csv_art("key,rank,rowid,sum\nann,1,4,9.5\nbob,1,2,3\n")  # a window report's own row ids
     assert op.can_use(csv_art(), discovery()) and not op.can_use(ranked, discovery())
-    step = op.build(csv_art(), StepContext(discovery=discovery(), rng=random.Random(1)))
+    step = op.step(csv_art(), StepContext(discovery=discovery(), rng=random.Random(1)))
     assert step.produces[0].details["types"] == {
         "sales": {"region": "TEXT", "product": "TEXT", "units": "INTEGER", "price": "REAL"}
     }
     huge = "k,v\n" + "".join(f"row{i},{i}\n" for i in range(2000))  # sample cut short: no INTEGER guess
-    step = op.build(csv_art(huge), StepContext(discovery=discovery(), rng=random.Random(1)))
+    step = op.step(csv_art(huge), StepContext(discovery=discovery(), rng=random.Random(1)))
     assert step.produces[0].details["types"]["sales"] == {"k": "TEXT", "v": "REAL"}
     for stem, table in (("sqlite_data", "t_sqlite_data"), ("2024 Sales", "t_2024_sales")):
-        step = op.build(csv_art(path=f"/app/{stem}.csv"), StepContext(discovery=discovery(), rng=random.Random(1)))
+        step = op.step(csv_art(path=f"/app/{stem}.csv"), StepContext(discovery=discovery(), rng=random.Random(1)))
         assert list(step.produces[0].details["tables"]) == [table]
 
 
@@ -187,7 +187,7 @@ def test_siblings_are_the_stable_files_of_the_same_directory() -> None:
         artifact("/app/out/shop.db", make_db()),
         artifact("/app/other/far.txt", b"no\n"),
     ]
-    step = OPERATORS["file-sha256-manifest"].build(
+    step = OPERATORS["file-sha256-manifest"].step(
         arts[0], StepContext(discovery=discovery(*arts), rng=random.Random(0))
     )
     assert "FILES, OUT = ['/app/out/notes.txt', '/app/out/sales.csv']," in step.tests
@@ -210,7 +210,7 @@ def test_build_is_deterministic(name: str) -> None:
     op = OPERATORS[name]
     target = art.get(op.kinds[0], csv_art())
     found = discovery(target, artifact("/app/out/notes.txt", b"hi\n"))
-    steps = [op.build(target, StepContext(discovery=found, rng=random.Random(7), tag="r1s1")) for _ in range(2)]
+    steps = [op.step(target, StepContext(discovery=found, rng=random.Random(7), tag="r1s1")) for _ in range(2)]
     assert steps[0] == steps[1]
     assert "def test_r1s1_" in steps[0].tests and steps[0].instruction.startswith(("Next,", "Then"))
 
@@ -233,7 +233,7 @@ def run_built(cwd: Path, name: str, target: Artifact, found: Discovery, seed: in
     """Build the step, check its tests fail before and pass after its bash, and that the details it
     claims for its output agree with what classify() finds in the real file."""
     assert OPERATORS[name].can_use(target, found)
-    step = OPERATORS[name].build(target, StepContext(discovery=found, rng=random.Random(seed)))
+    step = OPERATORS[name].step(target, StepContext(discovery=found, rng=random.Random(seed)))
     before = Path(target.path).read_bytes()
     namespace: dict[str, object] = {}
     source = "\n".join(f"import {m}" for m in step.imports + ["pathlib"]) + "\n" + step.tests

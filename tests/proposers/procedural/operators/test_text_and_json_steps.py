@@ -64,7 +64,7 @@ def usable(operator: str, path: str, content: str) -> bool:
 
 def build(operator: str, art: Artifact, seed: int = 3) -> Step:
     ctx = StepContext(discovery=discovery(), rng=random.Random(seed), taken_paths={art.path}, tag="r1s1")
-    return OPERATORS[operator].build(art, ctx)
+    return OPERATORS[operator].step(art, ctx)
 
 
 def test_classified_kinds() -> None:

@@ -52,7 +52,7 @@ def discovery(*artifacts: Artifact, tools: tuple[str, ...] = ("python3",)) -> Di
 
 
 def build(name: str, seed: int = 3, tag: str = "r2s1") -> Step:
-    return OPERATORS[name].build(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag=tag))
+    return OPERATORS[name].step(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag=tag))
 
 
 @pytest.mark.parametrize("name", WORKFLOW)

@@ -31,8 +31,8 @@ def test_it_applies_to_a_program_with_sources_and_inputs() -> None:
 def test_build_is_deterministic_and_states_every_path() -> None:
     op = OPERATORS[OP]
     program, found = c_discovery()
-    step = op.build(program, StepContext(discovery=found, rng=random.Random(0), tag="r1s1"))
-    assert step == op.build(program, StepContext(discovery=found, rng=random.Random(0), tag="r1s1"))
+    step = op.step(program, StepContext(discovery=found, rng=random.Random(0), tag="r1s1"))
+    assert step == op.step(program, StepContext(discovery=found, rng=random.Random(0), tag="r1s1"))
     compile(step.tests, "t", "exec")
     for path in ("/app/coverage/tally_coverage.csv", "/app/src/main.c", "/app/src/tally.c", "/app/data/numbers.txt"):
         assert f"`{path}`" in step.instruction, path
@@ -44,7 +44,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
 @pytest.mark.skipif(not built_locally(), reason="needs gcc and make")
 def test_check_passes_for_gcov_counts_and_fails_for_truncated_percentages(tmp_path: Path) -> None:
     program, found = c_discovery()
-    step = OPERATORS[OP].build(program, StepContext(discovery=found, rng=random.Random(0), tag="r1s1"))
+    step = OPERATORS[OP].step(program, StepContext(discovery=found, rng=random.Random(0), tag="r1s1"))
     local = LocalStep(step, tmp_path / "root")
     local_parent(local)
     local.solve()

@@ -78,7 +78,7 @@ def test_it_applies_to_a_program_its_makefile_builds() -> None:
 def test_build_is_deterministic_and_states_every_path() -> None:
     op, found = OPERATORS["make-install-targets"], artifacts()
     steps = [
-        op.build(found[1], StepContext(discovery=discovery(found), rng=random.Random(4), tag="r1s1")) for _ in range(2)
+        op.step(found[1], StepContext(discovery=discovery(found), rng=random.Random(4), tag="r1s1")) for _ in range(2)
     ]
     assert steps[0] == steps[1]
     step = steps[0]

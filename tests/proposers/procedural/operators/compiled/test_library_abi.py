@@ -46,7 +46,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
     op = OPERATORS[OP]
     _, extra = split()
     found = c_discovery(extra=extra)[1]
-    steps = [op.build(LIBRARY, StepContext(discovery=found, rng=random.Random(0), tag="r3s1")) for _ in range(2)]
+    steps = [op.step(LIBRARY, StepContext(discovery=found, rng=random.Random(0), tag="r3s1")) for _ in range(2)]
     assert steps[0] == steps[1]
     step = steps[0]
     compile(step.tests, "t", "exec")
@@ -67,7 +67,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
 def split_step():  # type: ignore[no-untyped-def]
     """The c-shared-library step an ABI step builds on (the tally project, libtally.so.2)."""
     program, found = c_discovery()
-    return OPERATORS["c-shared-library"].build(program, StepContext(discovery=found, rng=random.Random(1), tag="r1s1"))
+    return OPERATORS["c-shared-library"].step(program, StepContext(discovery=found, rng=random.Random(1), tag="r1s1"))
 
 
 @pytest.mark.skipif(not built_locally(), reason="needs gcc and make")
@@ -76,7 +76,7 @@ def test_checks_pass_for_the_script_and_fail_when_it_exports_everything(tmp_path
     library = next(a for a in first.produces if a.details.get("format") == "shared")
     library.details["needed"] = ["libm.so.6", "libc.so.6"]
     found = c_discovery(extra=first.produces)[1]
-    step = OPERATORS[OP].build(library, StepContext(discovery=found, rng=random.Random(1)))
+    step = OPERATORS[OP].step(library, StepContext(discovery=found, rng=random.Random(1)))
     parent, local = LocalStep(first, tmp_path / "root"), LocalStep(step, tmp_path / "root")
     local_parent(parent)
     parent.solve()

@@ -74,7 +74,7 @@ def test_build_is_deterministic_states_every_path_and_skips_planted_modules() ->
 
     def step():  # type: ignore[no-untyped-def]
         ctx = StepContext(discovery=found, rng=random.Random(5), tag="r2s1", taken_paths=found.paths(), history=history)
-        return op.build(program, ctx)
+        return op.step(program, ctx)
 
     first = step()
     assert first == step()
@@ -97,7 +97,7 @@ def test_no_solution_line_is_in_the_instruction(module: Module) -> None:
         if m is not module
     ]
     ctx = StepContext(discovery=found, rng=random.Random(0), tag="r9s1", taken_paths=found.paths(), history=others)
-    step = OPERATORS[OP].build(program, ctx)
+    step = OPERATORS[OP].step(program, ctx)
     assert f"/{module.name}.c" in step.consumes + step.solution
     assert leaked_solution_line(step.instruction, step.solution) is None
 

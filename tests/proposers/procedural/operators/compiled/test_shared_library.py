@@ -65,7 +65,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
     op = OPERATORS[OP]
     program, found = c_discovery()
     steps = [
-        op.build(program, StepContext(discovery=found, rng=random.Random(3), tag="r1s1", taken_paths=found.paths()))
+        op.step(program, StepContext(discovery=found, rng=random.Random(3), tag="r1s1", taken_paths=found.paths()))
         for _ in range(2)
     ]
     assert steps[0] == steps[1]
@@ -109,7 +109,7 @@ def test_discovery_reads_libraries_and_programs(tmp_path: Path) -> None:
 @pytest.mark.skipif(not built_locally(), reason="needs gcc and make")
 def test_checks_pass_for_the_split_and_fail_for_a_static_link(tmp_path: Path) -> None:
     program, found = c_discovery()
-    step = OPERATORS[OP].build(program, StepContext(discovery=found, rng=random.Random(1), tag="r1s1"))
+    step = OPERATORS[OP].step(program, StepContext(discovery=found, rng=random.Random(1), tag="r1s1"))
     local = LocalStep(step, tmp_path / "root")
     local_parent(local)
     local.solve()

@@ -51,7 +51,7 @@ def discovery(*artifacts: Artifact) -> Discovery:
 
 def build(text: str = APP, seed: int = 5) -> Step:
     art = toml_artifact(text)
-    return OPERATORS[NAME].build(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r1s1"))
+    return OPERATORS[NAME].step(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r1s1"))
 
 
 def checker() -> Any:

@@ -52,7 +52,7 @@ def discovery(*found: Artifact) -> Discovery:
 
 def build(seed: int = 3, art: Artifact | None = None) -> Step:
     art = art or artifact()
-    return OP.build(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r1s1"))
+    return OP.step(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r1s1"))
 
 
 def reference() -> dict[str, Any]:

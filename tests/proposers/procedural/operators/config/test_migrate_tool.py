@@ -28,7 +28,7 @@ OP = OPERATORS["config-migrate-tool"]
 
 
 def build(seed: int = 2) -> Step:
-    return OP.build(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r2s1"))
+    return OP.step(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r2s1"))
 
 
 def migrate(rule: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ OP = OPERATORS["git-bisect-revert"]
 
 
 def build(seed: int = 4) -> Step:
-    return OP.build(repo_artifact(), StepContext(discovery=git_discovery(), rng=random.Random(seed), tag="r3s1"))
+    return OP.step(repo_artifact(), StepContext(discovery=git_discovery(), rng=random.Random(seed), tag="r3s1"))
 
 
 def test_it_applies_to_a_repository_with_a_branch_and_room_for_the_series() -> None:

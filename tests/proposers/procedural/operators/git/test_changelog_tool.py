@@ -47,7 +47,7 @@ def test_it_needs_two_plain_commits_after_a_unique_start() -> None:
 
 def test_build_is_deterministic_and_states_every_path() -> None:
     op = OPERATORS["git-changelog-tool"]
-    steps = [op.build(repo(), StepContext(discovery=discovery(), rng=random.Random(3), tag="r2s1")) for _ in range(2)]
+    steps = [op.step(repo(), StepContext(discovery=discovery(), rng=random.Random(3), tag="r2s1")) for _ in range(2)]
     assert steps[0] == steps[1]
     compile(steps[0].tests, "t", "exec")
     for path in ("/app/repo", "/app/bin/repo_changelog", "/app/repo_changelog.md"):

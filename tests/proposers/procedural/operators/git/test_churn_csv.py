@@ -27,7 +27,7 @@ OP = OPERATORS["git-churn-csv"]
 
 
 def build(seed: int = 4) -> Step:
-    return OP.build(repo_artifact(), StepContext(discovery=git_discovery(), rng=random.Random(seed), tag="r2s2"))
+    return OP.step(repo_artifact(), StepContext(discovery=git_discovery(), rng=random.Random(seed), tag="r2s2"))
 
 
 def reference() -> dict[str, Any]:

@@ -21,7 +21,7 @@ OP = OPERATORS["git-commit-msg-hook"]
 
 
 def build(seed: int = 4) -> Step:
-    return OP.build(repo_artifact(), StepContext(discovery=git_discovery(), rng=random.Random(seed), tag="r4s1"))
+    return OP.step(repo_artifact(), StepContext(discovery=git_discovery(), rng=random.Random(seed), tag="r4s1"))
 
 
 def problems(limit: int = 72) -> Any:

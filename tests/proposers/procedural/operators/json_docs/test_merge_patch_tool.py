@@ -39,7 +39,7 @@ def artifact(doc: object, path: str = "/app/out/summary.json") -> Artifact:
 
 def build(art: Artifact, seed: int = 2, workdir: str = "/app") -> Step:
     found = Discovery(workdir=workdir, artifacts=[art], tools=["python3"])
-    return OPERATORS[NAME].build(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
+    return OPERATORS[NAME].step(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
 
 
 def test_applies_to_whole_json_objects() -> None:

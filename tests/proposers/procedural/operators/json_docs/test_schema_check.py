@@ -37,7 +37,7 @@ def discovery(*artifacts: Artifact) -> Discovery:
 
 def build(art: Artifact, seed: int = 5) -> Step:
     found = discovery(art)
-    return OPERATORS[NAME].build(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
+    return OPERATORS[NAME].step(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
 
 
 def test_applies_to_nested_documents_once_per_folder_of_inputs() -> None:

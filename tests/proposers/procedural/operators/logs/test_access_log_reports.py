@@ -41,7 +41,7 @@ MIXED = BURSTY + (
 
 def build(seed: int) -> Step:
     found = artifact(BURSTY)
-    return OP.build(found, StepContext(discovery=discovery(found), rng=random.Random(seed), tag="r7s1"))
+    return OP.step(found, StepContext(discovery=discovery(found), rng=random.Random(seed), tag="r7s1"))
 
 
 def test_it_applies_to_access_logs_only() -> None:
@@ -71,7 +71,7 @@ def test_windows_are_closed_and_the_tests_catch_a_half_open_count(tmp_path: Path
 def test_endpoints_drop_query_strings_and_requests_without_a_path(tmp_path: Path) -> None:
     found = artifact(MIXED)
     assert ENDPOINTS.can_use(found, discovery(found))
-    step = ENDPOINTS.build(found, StepContext(discovery=discovery(found), rng=random.Random(0), tag="r7s2"))
+    step = ENDPOINTS.step(found, StepContext(discovery=discovery(found), rng=random.Random(0), tag="r7s2"))
     local = LocalStep(step, tmp_path)
     local.put(PATH, MIXED)
     local.path("/app/derived").mkdir(parents=True)

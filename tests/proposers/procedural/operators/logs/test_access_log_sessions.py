@@ -37,7 +37,7 @@ def discovery(*found: Artifact) -> Discovery:
 
 
 def build(seed: int = 3) -> Step:
-    return OP.build(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r1s2"))
+    return OP.step(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r1s2"))
 
 
 def sessions(text: str, gap: int) -> list[list[str]]:

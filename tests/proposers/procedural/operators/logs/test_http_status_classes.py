@@ -27,7 +27,7 @@ def artifact(text: str = COUNTS) -> Artifact:
 
 def build(text: str = COUNTS) -> Step:
     found = Discovery(workdir="/app", artifacts=[artifact(text)], tools=["python3"])
-    return OP.build(artifact(text), StepContext(discovery=found, rng=random.Random(0), tag="r8s1"))
+    return OP.step(artifact(text), StepContext(discovery=found, rng=random.Random(0), tag="r8s1"))
 
 
 def test_it_reads_http_codes_only() -> None:

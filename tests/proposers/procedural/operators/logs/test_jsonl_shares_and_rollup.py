@@ -31,7 +31,7 @@ def artifact(text: str = EVENTS) -> Artifact:
 
 def build(seed: int = 1) -> Step:
     discovery = Discovery(workdir="/app", artifacts=[artifact()], tools=["python3"])
-    return OP.build(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r1s1"))
+    return OP.step(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r1s1"))
 
 
 def test_a_jsonl_log_keeps_its_text_kind_and_gains_the_roles_of_its_keys() -> None:
@@ -75,7 +75,7 @@ def test_the_tests_pass_on_the_report_and_fail_on_a_wrong_or_partial_one(tmp_pat
 def build_tool(seed: int = 2) -> Step:
     discovery = Discovery(workdir="/app", artifacts=[artifact()], tools=["python3"])
     tool_op = OPERATORS["jsonl-rollup-tool"]
-    return tool_op.build(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r2s1"))
+    return tool_op.step(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r2s1"))
 
 
 def test_the_rollup_tool_passes_its_tests_and_they_catch_a_tool_that_chokes_on_bad_lines(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
     program, found = c_discovery(details=RELINKED, extra=[LIBRARY])
     program.path = "/app/libtally/bin/tally"
     steps = [
-        op.build(program, StepContext(discovery=found, rng=random.Random(2), tag="r3s1", taken_paths=found.paths()))
+        op.step(program, StepContext(discovery=found, rng=random.Random(2), tag="r3s1", taken_paths=found.paths()))
         for _ in range(2)
     ]
     assert steps[0] == steps[1]
@@ -70,7 +70,7 @@ def test_a_program_made_earlier_in_the_same_child_ships_its_library() -> None:
     program.path = "/app/t3/bin/tally"
     assert OPERATORS[OP].can_use(program, found)
     assert not OPERATORS["c-shared-library"].can_use(program, found)  # split already
-    step = OPERATORS[OP].build(program, StepContext(discovery=found, rng=random.Random(2), tag="r8s2"))
+    step = OPERATORS[OP].step(program, StepContext(discovery=found, rng=random.Random(2), tag="r8s2"))
     assert "`/usr/lib/libtally.so.3.0.0`" in step.instruction and "libtally.so.3" in step.solution
 
 

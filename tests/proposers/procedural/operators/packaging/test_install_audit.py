@@ -35,7 +35,7 @@ def artifact(path: str = RECORD) -> Artifact:
 
 def build(seed: int = 2) -> Step:
     found = Discovery(workdir="/app", artifacts=[artifact()], tools=["python3"])
-    return OP.build(artifact(), StepContext(discovery=found, rng=random.Random(seed), tag="r6s1"))
+    return OP.step(artifact(), StepContext(discovery=found, rng=random.Random(seed), tag="r6s1"))
 
 
 def reference() -> dict[str, Any]:

@@ -33,7 +33,7 @@ def discovery(*extra: Artifact, installed: bool = True) -> Discovery:
 
 
 def build(seed: int = 1) -> Step:
-    return OP.build(pyproject(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r3s1"))
+    return OP.step(pyproject(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r3s1"))
 
 
 def test_it_applies_to_an_installed_package_with_a_wheel() -> None:

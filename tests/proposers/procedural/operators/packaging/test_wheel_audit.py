@@ -37,7 +37,7 @@ OP = OPERATORS["wheel-audit"]
 
 
 def build(seed: int = 1) -> Step:
-    return OP.build(pyproject(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r5s1"))
+    return OP.step(pyproject(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r5s1"))
 
 
 def reference() -> dict[str, Any]:

@@ -42,7 +42,7 @@ def discovery(*extra: Artifact) -> Discovery:
 
 
 def build(seed: int = 1) -> Step:
-    return OP.build(pyproject(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r2s1"))
+    return OP.step(pyproject(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r2s1"))
 
 
 def wheel_bytes() -> bytes:

@@ -23,7 +23,7 @@ OP = OPERATORS["backup-retention-gfs"]
 
 def build(seed: int = 6) -> Step:
     art = artifact()
-    return OP.build(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r3s2"))
+    return OP.step(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r3s2"))
 
 
 def plan(names: list[str], *counts: int) -> list[str]:

@@ -96,7 +96,7 @@ def test_reference_on_hand_checked_cases() -> None:
 
 def build(seed: int = 5, tag: str = "r1s1", art: Artifact | None = None) -> Any:
     art = art or artifact()
-    return OP.build(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag=tag))
+    return OP.step(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag=tag))
 
 
 def test_build_is_deterministic_and_states_every_path_and_rule() -> None:

@@ -25,7 +25,7 @@ OP = OPERATORS["cron-overlap-report"]
 
 def build(seed: int = 2) -> Step:
     art = artifact()
-    return OP.build(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r2s2"))
+    return OP.step(art, StepContext(discovery=discovery(art), rng=random.Random(seed), tag="r2s2"))
 
 
 def reference() -> dict[str, Any]:

@@ -77,7 +77,7 @@ def kv_discovery() -> tuple[Artifact, Discovery]:
 
 def build(name: str, program: Artifact, found: Discovery, seed: int = 4) -> Step:
     ctx = StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths(), tag="s1")
-    return OPERATORS[name].build(program, ctx)
+    return OPERATORS[name].step(program, ctx)
 
 
 def test_services_found_by_their_program() -> None:

@@ -57,7 +57,7 @@ def discovery(*artifacts: Artifact) -> Discovery:
 
 
 def build(seed: int = 4) -> Step:
-    return OP.build(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r3s1"))
+    return OP.step(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r3s1"))
 
 
 def call_graph(source: str) -> dict[str, Any]:

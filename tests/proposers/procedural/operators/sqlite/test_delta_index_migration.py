@@ -70,7 +70,7 @@ def discovery(*artifacts: Artifact, workdir: str = "/app") -> Discovery:
 
 def build(name: str, art: Artifact, seed: int = 3, workdir: str = "/app") -> Step:
     found = discovery(art, workdir=workdir)
-    return OPERATORS[name].build(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
+    return OPERATORS[name].step(art, StepContext(discovery=found, rng=random.Random(seed), taken_paths=found.paths()))
 
 
 DB_PATH = "/app/data/shop.db"

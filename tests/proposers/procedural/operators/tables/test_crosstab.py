@@ -28,7 +28,7 @@ def artifact(text: str = ROSTER) -> Artifact:
 
 def build(seed: int = 0) -> Step:
     discovery = Discovery(workdir="/app", artifacts=[artifact()], tools=["python3"])
-    return OP.build(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r4s1"))
+    return OP.step(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r4s1"))
 
 
 def test_it_crosses_two_categories_never_an_identifier() -> None:

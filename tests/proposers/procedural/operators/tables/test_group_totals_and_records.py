@@ -45,7 +45,7 @@ def test_group_totals_precondition() -> None:
 
 def test_build_is_deterministic() -> None:
     op = OPERATORS["csv-group-totals"]
-    steps = [op.build(csv_artifact(), StepContext(discovery=discovery(), rng=random.Random(7))) for _ in range(2)]
+    steps = [op.step(csv_artifact(), StepContext(discovery=discovery(), rng=random.Random(7))) for _ in range(2)]
     assert steps[0] == steps[1]
 
 

@@ -67,7 +67,7 @@ def applies(text: str) -> bool:
 
 def build(seed: int = 0) -> Step:
     discovery = Discovery(workdir="/app", artifacts=[artifact()], tools=["python3"])
-    return OP.build(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r4s1"))
+    return OP.step(artifact(), StepContext(discovery=discovery, rng=random.Random(seed), tag="r4s1"))
 
 
 def solved(step: Step, root: Path) -> LocalStep:

@@ -62,7 +62,7 @@ def test_preconditions(name: str) -> None:
 def test_build_is_deterministic_and_states_every_path(name: str) -> None:
     op = OPERATORS[name]
     steps = [
-        op.build(csv_artifact(), StepContext(discovery=discovery(), rng=random.Random(5), tag="r1s1")) for _ in range(2)
+        op.step(csv_artifact(), StepContext(discovery=discovery(), rng=random.Random(5), tag="r1s1")) for _ in range(2)
     ]
     assert steps[0] == steps[1]
     step = steps[0]
@@ -74,7 +74,7 @@ def test_build_is_deterministic_and_states_every_path(name: str) -> None:
 
 
 def test_stream_summary_plants_a_large_input_at_build_time() -> None:
-    step = OPERATORS["csv-stream-summary"].build(
+    step = OPERATORS["csv-stream-summary"].step(
         csv_artifact(), StepContext(discovery=discovery(), rng=random.Random(1), tag="r2s1")
     )
     assert step.dockerfile.startswith("RUN ") and "base64 -d | python3 -" in step.dockerfile
@@ -127,7 +127,7 @@ def test_records_tool_finds_a_key_and_a_value_field() -> None:
 def test_records_tool_build_is_deterministic() -> None:
     op = OPERATORS["text-records-tool"]
     art = text_artifact()
-    steps = [op.build(art, StepContext(discovery=discovery(art), rng=random.Random(2), tag="r1s1")) for _ in range(2)]
+    steps = [op.step(art, StepContext(discovery=discovery(art), rng=random.Random(2), tag="r1s1")) for _ in range(2)]
     assert steps[0] == steps[1]
     compile(steps[0].tests, "t", "exec")
     for path in ("/app/bin/transfers_top", "/app/out/transfers.txt", "/app/out/transfers_top5.tsv"):

@@ -44,7 +44,7 @@ def discovery(text: str = SESSIONS) -> Discovery:
 
 def build(operator_name: str, text: str = SESSIONS, seed: int = 0) -> Step:
     ctx = StepContext(discovery=discovery(text), rng=random.Random(seed), tag="r7s1")
-    return OPERATORS[operator_name].build(artifact(text), ctx)
+    return OPERATORS[operator_name].step(artifact(text), ctx)
 
 
 def test_they_read_timestamps_not_identifiers_or_one_instant() -> None:

@@ -41,7 +41,7 @@ def discovery() -> Discovery:
 
 
 def build(seed: int = 2) -> Step:
-    return OP.build(artifact(1), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r2s1"))
+    return OP.step(artifact(1), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r2s1"))
 
 
 def contacts(texts: list[str]) -> list[list[str]]:

@@ -44,7 +44,7 @@ def discovery(*extra: Artifact) -> Discovery:
 
 
 def build(seed: int = 4) -> Step:
-    return OP.build(artifact(0), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r3s1"))
+    return OP.step(artifact(0), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r3s1"))
 
 
 def top_terms(texts: list[tuple[str, str]], top: int) -> list[list[str]]:

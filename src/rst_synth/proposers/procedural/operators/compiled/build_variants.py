@@ -183,11 +183,8 @@ rm -rf "$scratch\""""
         }
         tests = assignments(constants) + COPY_PY + SAME_RUNS_PY + VARIANT_TESTS.replace("__TAG__", ctx.tag)
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["os", "re", "shutil", "subprocess"],
             instruction=_instruction(project, folder),
             produces=[],
         )

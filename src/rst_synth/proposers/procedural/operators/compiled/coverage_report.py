@@ -144,11 +144,8 @@ cat {q(out)}"""
             "`called` how many of them ran at least once."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "json", "shutil", "subprocess"],
             instruction=instruction,
             produces=[csv_output(out, HEADER, HEADER[1:])],
         )

@@ -143,11 +143,8 @@ def test_{ctx.tag}_default_prefix_is_usr_local(tmp_path):
             "program as it is, without rebuilding it."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["shutil", "stat", "subprocess"],
             instruction=instruction,
             produces=[],
         )

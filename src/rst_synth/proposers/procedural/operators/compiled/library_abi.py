@@ -177,11 +177,8 @@ readelf --dyn-syms -W {q(folder)}/lib/{real} | grep '@@'"""
         shared = {"format": "shared", "soname": soname}
         system = [n for n in project.needed if n != old]
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["os", "re", "shutil", "subprocess"],
             instruction=_instruction(project, artifact, folder, lib, soname, real, node),
             produces=[
                 Artifact(path=f"{folder}/lib/{real}", kind=Kind.LIBRARY, details=shared),

@@ -155,11 +155,8 @@ mkdir -p {q(answers.rsplit("/", 1)[0])}
             f"{module.answers_text}."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["math", "os", "random", "re", "shutil", "subprocess"],
             instruction=instruction,
             dockerfile="".join(plant(path, text) for path, text in planted.items()),
             produces=[

@@ -204,11 +204,8 @@ nm -D --defined-only {q(folder)}/lib/{real}"""
         shared = f"{folder}/lib/{real}"
         members = [PurePosixPath(s).stem + ".o" for s in project.sources]
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["os", "re", "shutil", "stat", "subprocess"],
             instruction=instruction,
             produces=[
                 Artifact(path=shared, kind=Kind.LIBRARY, details={"format": "shared", "soname": soname}),

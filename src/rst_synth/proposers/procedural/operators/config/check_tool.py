@@ -304,11 +304,8 @@ def test_{ctx.tag}_tool_rejects_invalid_toml(tmp_path):
             f"output as `{out_bad}`."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["random", "resource", "subprocess", "tomllib"],
             instruction=instruction,
             dockerfile=plant(variant, broken),
             produces=[

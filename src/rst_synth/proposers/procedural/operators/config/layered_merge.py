@@ -306,11 +306,8 @@ def test_{ctx.tag}_tool_rejects_bad_layers(tmp_path):
         for artifact_out in produced:
             artifact_out.details = {"format": "toml"} if ext == "toml" else {"type": "object"}
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["copy", "json", "random", "re", "resource", "subprocess", "tomllib"],
             instruction=instruction,
             dockerfile="".join(plants),
             produces=[*produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],

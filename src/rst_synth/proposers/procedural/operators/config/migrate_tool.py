@@ -371,11 +371,8 @@ def test_{ctx.tag}_tool_rejects_unreadable_files(tmp_path):
             details={"format": "toml"} if ext == "toml" else {"type": "object"},
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["copy", "decimal", "json", "random", "re", "resource", "subprocess", "tomllib"],
             instruction=instruction,
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

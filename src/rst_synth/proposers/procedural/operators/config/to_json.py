@@ -12,11 +12,7 @@ from typing import Any
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
-from rst_synth.proposers.procedural.operators.kit.text import (
-    complete_sample,
-    data_artifact,
-    step,
-)
+from rst_synth.proposers.procedural.operators.kit.text import complete_sample, data_artifact
 
 
 def json_safe(value: Any) -> bool:
@@ -116,4 +112,4 @@ def test_{ctx.tag}_config_as_json():
         produced = data_artifact(
             out, json.dumps(parse_config(artifact), indent=2) + "\n", Kind.JSON, {"type": "object"}
         )
-        return step(self, artifact, solution, tests, imports, instruction, produced)
+        return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])

@@ -97,11 +97,8 @@ def test_{ctx.tag}_archive_manifest():
         )
         produced = csv_output(out, ["path", "size"], ["size"])
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "tarfile", "zipfile"],
             instruction=instruction,
             produces=[produced],
         )
@@ -147,11 +144,8 @@ def test_{ctx.tag}_sha256_manifest():
         )
         produced = Artifact(path=out, kind=Kind.TEXT, details={"lines": len(files)})
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["hashlib", "re"],
             instruction=instruction,
             produces=[produced],
         )
@@ -199,11 +193,8 @@ def test_{ctx.tag}_bundle_holds_the_files():
         )
         produced = Artifact(path=out, kind=Kind.ARCHIVE, details={"format": "tar.gz", "members": names})
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["tarfile"],
             instruction=instruction,
             produces=[produced],
         )

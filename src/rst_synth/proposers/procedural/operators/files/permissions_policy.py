@@ -127,11 +127,9 @@ def test_{ctx.tag}_audit_matches_the_state():
             "your change (owner and group names, four-digit octal mode), each line ending with `\\n`."
         )
         return Step(
-            operator=self.name,
             consumes=folder,
             solution=solution,
             tests=tests,
-            imports=["grp", "os", "pwd", "stat"],
             instruction=instruction,
             dockerfile=plant(policy, text),
             produces=[Artifact(path=audit, kind=Kind.TEXT, bookkeeping=True, details={"lines": len(files) + 1})],

@@ -170,11 +170,9 @@ def test_{ctx.tag}_branch_ends_with_the_revert(tmp_path):
             f"checked out in `{repo}`, with a clean work tree."
         )
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["hashlib", "resource", "subprocess"],
             instruction=instruction,
             dockerfile=plant(patches, mbox(series)) + plant(check, check_script(series), "0755"),
             produces=[Artifact(path=out, kind=Kind.TEXT)],

@@ -112,11 +112,9 @@ def test_{ctx.tag}_original_branch_checked_out():
         )
         produced = artifact.model_copy(deep=True)
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["subprocess"],
             instruction=instruction,
             produces=[produced],
         )
@@ -178,11 +176,9 @@ def test_{ctx.tag}_author_counts_in_order():
         )
         produced = csv_output(out, ["author", "commits"], ["commits"])
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["collections", "csv", "subprocess"],
             instruction=instruction,
             produces=[produced],
         )
@@ -264,11 +260,9 @@ def test_{ctx.tag}_tag_message_and_tagger():
         produced = artifact.model_copy(deep=True)
         produced.details["tags"] = sorted([*tags, tag])
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["subprocess"],
             instruction=instruction,
             produces=[produced],
         )

@@ -190,11 +190,9 @@ def test_{ctx.tag}_tool_rejects_an_unknown_ref(tmp_path):
             f"`{main}`, saving the output as `{out}`."
         )
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["os", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.TEXT, details={"lines": 0}),

@@ -197,11 +197,9 @@ def test_{ctx.tag}_tool_rejects_an_unknown_ref(tmp_path):
             on `{repo}` for `{main}` and save the output as `{out}`.""".split()
         )
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["csv", "datetime", "io", "os", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[csv_output(out, HEADER, HEADER[2:]), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

@@ -203,11 +203,9 @@ def test_{ctx.tag}_hook_guards_commits_in_a_clone(tmp_path):
             f"characters of the commit's hash) to `{out}` (create the folder)."
         )
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["os", "random", "re", "resource", "shutil", "subprocess"],
             instruction=rules,
             produces=[Artifact(path=out, kind=Kind.TEXT)],
         )

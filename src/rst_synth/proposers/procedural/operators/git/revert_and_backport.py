@@ -126,11 +126,9 @@ def test_{ctx.tag}_revert_commit_metadata():
             f"Leave `{main}` unchanged and still checked out."
         )
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["subprocess"],
             instruction=instruction,
             produces=[artifact.model_copy(deep=True)],
         )
@@ -256,11 +254,9 @@ def test_{ctx.tag}_picked_version_of_every_file_wins():
             f"made). Leave `{main}` unchanged and still checked out."
         )
         return Step(
-            operator=self.name,
             consumes=repo,
             solution=solution,
             tests=tests,
-            imports=["subprocess"],
             instruction=instruction,
             produces=[artifact.model_copy(deep=True)],
         )

@@ -19,7 +19,6 @@ from rst_synth.proposers.procedural.operators.kit.text import (
     complete_sample,
     data_artifact,
     function,
-    step,
     text_artifact,
 )
 
@@ -84,7 +83,7 @@ def test_{ctx.tag}_sorted_key_paths():
         key_paths = function(KEYS_PY, "key_paths")
         known = None if text is None else "".join(p + "\n" for p in sorted(key_paths(json.loads(text))))
         produced = text_artifact(out, known, len(artifact.details["keys"]))
-        return step(self, artifact, solution, tests, ["json"], instruction, produced)
+        return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
 
 def records_of(artifact: Artifact) -> list[dict[str, Any]] | None:
@@ -164,7 +163,7 @@ def test_{ctx.tag}_counts_per_value():
             "delimiter": ",",
         }
         produced = data_artifact(out, known, Kind.CSV, fallback)
-        return step(self, artifact, solution, tests, ["collections", "csv", "json", "re"], instruction, produced)
+        return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
 
 SUMMARY_KEYS = ["count", "max", "mean", "min", "sum"]
@@ -228,4 +227,4 @@ def test_{ctx.tag}_summary_of_key():
             kind=Kind.JSON,
             details={"type": "object", "keys": SUMMARY_KEYS, "numeric_keys": SUMMARY_KEYS, "string_keys": []},
         )
-        return step(self, artifact, solution, tests, ["json"], instruction, produced)
+        return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])

@@ -190,11 +190,8 @@ chmod 0755 {q(tool)}
             f"the patch from `{artifact.path}` to `{planted}` as `{patch}`."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["json", "random", "resource", "subprocess"],
             instruction=instruction,
             dockerfile=plant(planted, json.dumps(new, indent=2, ensure_ascii=False) + "\n"),
             produces=[

@@ -157,11 +157,8 @@ PY
             f"output. Check `{artifact.path}` against the schema with it."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["json", "random", "resource", "subprocess"],
             instruction=instruction,
             produces=[
                 Artifact(path=schema, kind=Kind.JSON, details={"type": "object"}),

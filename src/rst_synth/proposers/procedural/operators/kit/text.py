@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, classify
-from rst_synth.proposers.procedural.operator import Operator, Step
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024
 
@@ -56,23 +55,3 @@ def data_artifact(path: str, text: str | None, kind: Kind, fallback: dict[str, A
         if found is kind:
             return Artifact(path=path, kind=kind, size=len(text.encode("utf-8")), details=details, sample=sample)
     return Artifact(path=path, kind=kind, details=fallback)
-
-
-def step(
-    op: Operator,
-    artifact: Artifact,
-    solution: str,
-    tests: str,
-    imports: list[str],
-    instruction: str,
-    *produced: Artifact,
-) -> Step:
-    return Step(
-        operator=op.name,
-        consumes=artifact.path,
-        solution=solution,
-        tests=tests,
-        imports=imports,
-        instruction=instruction,
-        produces=list(produced),
-    )

@@ -113,11 +113,8 @@ def test_{ctx.tag}_windows_fit_and_hold_their_count():
             update={"end_result": True}
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "datetime", "pathlib", "re"],
             instruction=instruction,
             produces=[produced],
         )
@@ -206,11 +203,8 @@ def test_{ctx.tag}_every_request_with_a_path_counted_once():
             ["requests", "bytes", "server_errors", "error_rate"],
         ).model_copy(update={"end_result": True})
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "datetime", "pathlib", "re"],
             instruction=instruction,
             produces=[produced],
         )

@@ -207,11 +207,8 @@ def test_{ctx.tag}_tool_rejects_bad_arguments(tmp_path):
         )
         produced = csv_output(out, HEADER, ["requests", "bytes", "errors"])
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "datetime", "io", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

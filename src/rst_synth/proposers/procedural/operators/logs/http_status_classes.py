@@ -99,11 +99,8 @@ def test_{ctx.tag}_shares_of_the_whole():
             update={"end_result": True}
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "re"],
             instruction=instruction,
             produces=[produced],
         )

@@ -99,11 +99,8 @@ def test_{ctx.tag}_shares_make_the_whole():
         )
         produced = report(out, [group, "events", total, "share_pct"])
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["collections", "csv", "json", "re"],
             instruction=instruction,
             produces=[produced],
         )
@@ -245,11 +242,8 @@ def test_{ctx.tag}_tool_usage_error():
         )
         produced = report(out, [group, "events", "total"])
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "io", "json", "pathlib", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

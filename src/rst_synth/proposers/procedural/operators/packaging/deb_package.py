@@ -193,11 +193,8 @@ class DebianPackage(CompiledOperator):
         control = CONTROL.format(package=package, version=version, synopsis=synopsis)
         deb = f"{q(dist)}/{package}_{version}_$(dpkg --print-architecture).deb"
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=_solution(artifact, private, sonames, control, maintainer, dist, deb),
             tests=tests,
-            imports=["hashlib", "os", "re", "shutil", "subprocess"],
             instruction=instruction.replace("BEHAVIOUR", behaviour_text(artifact.path, inputs)),
             produces=[],
         )

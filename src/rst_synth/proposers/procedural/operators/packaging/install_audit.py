@@ -167,11 +167,8 @@ def test_{ctx.tag}_tool_rejects_a_folder_without_record(tmp_path):
             folder).""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["base64", "csv", "hashlib", "io", "os", "random", "resource", "subprocess"],
             instruction=instruction,
             produces=[Artifact(path=out, kind=Kind.TEXT), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

@@ -233,11 +233,8 @@ def test_{ctx.tag}_plugin_command(tmp_path):
             the install folder.""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["hashlib", "os", "re", "resource", "shutil", "subprocess", "sys", "zipfile"],
             instruction=instruction,
             produces=[
                 Artifact(path=f"{src}/pyproject.toml", kind=Kind.CONFIG, details={"format": "toml"}, sample=pyproject),

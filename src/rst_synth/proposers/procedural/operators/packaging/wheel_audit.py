@@ -232,24 +232,8 @@ def test_{ctx.tag}_tool_rejects_what_is_no_zip(tmp_path):
             exit 2. Then run it on `{wheel}` and save its output as `{out}` (create the folder).""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=[
-                "ast",
-                "base64",
-                "configparser",
-                "csv",
-                "email.parser",
-                "hashlib",
-                "io",
-                "os",
-                "re",
-                "resource",
-                "subprocess",
-                "zipfile",
-            ],
             instruction=instruction,
             produces=[Artifact(path=out, kind=Kind.TEXT), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

@@ -214,23 +214,8 @@ def test_{ctx.tag}_tool_rejects_what_is_no_wheel(tmp_path):
             write `{out}` (create the folder).""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=[
-                "base64",
-                "csv",
-                "hashlib",
-                "io",
-                "os",
-                "random",
-                "re",
-                "resource",
-                "subprocess",
-                "time",
-                "zipfile",
-            ],
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.ARCHIVE, details={"format": "zip"}),

@@ -236,11 +236,8 @@ def test_{ctx.tag}_tool_rejects_bad_arguments(tmp_path):
             its output as `{out}` (create the folder).""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["datetime", "os", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             dockerfile=run_at_build(create),
             produces=[

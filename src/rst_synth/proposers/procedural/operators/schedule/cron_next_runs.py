@@ -217,11 +217,8 @@ def test_{ctx.tag}_tool_rejects_malformed_entries(tmp_path):
             f"`{start}` and N = {count}, and save its standard output as `{out}` (create the folder if needed)."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["datetime", "heapq", "itertools", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.TEXT, bookkeeping=True),

@@ -275,11 +275,8 @@ def test_{ctx.tag}_tool_rejects_bad_input(tmp_path):
             saving its output as `{out}` (create the folder).""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["datetime", "heapq", "itertools", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             dockerfile=plant(other, schedule) + plant(durations_file, durations),
             produces=[Artifact(path=out, kind=Kind.TEXT), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],

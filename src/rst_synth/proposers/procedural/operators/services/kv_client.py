@@ -10,7 +10,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, fresh_path, work_root
-from rst_synth.proposers.procedural.operators.services.running import KV, PROC_IMPORTS, PROC_PY, Service, find_services
+from rst_synth.proposers.procedural.operators.services.running import KV, PROC_PY, Service, find_services
 
 CLIENT_PY = r"""#!/usr/bin/env python3
 import json, re, sys, urllib.error, urllib.parse, urllib.request
@@ -239,11 +239,8 @@ chmod 0755 {q(tool)}
             f"the running service as `{dump}`."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["json", "resource", "socket", "subprocess", "urllib.parse", *PROC_IMPORTS],
             instruction=instruction,
             produces=[
                 Artifact(path=dump, kind=Kind.JSON, details={"type": "object"}),

@@ -134,5 +134,3 @@ def eventually(probe, seconds=15.0):
     return probe()
 '''
 """Test helpers: processes by /proc, the listener of a port, an HTTP call that bypasses proxies, polling."""
-
-PROC_IMPORTS = ["os", "time", "urllib.error", "urllib.request"]

@@ -213,22 +213,8 @@ def test_{ctx.tag}_service_rereads_fresh_data(tmp_path):
             "you finish."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=[
-                "csv",
-                "decimal",
-                "io",
-                "json",
-                "socket",
-                "subprocess",
-                "time",
-                "urllib.error",
-                "urllib.parse",
-                "urllib.request",
-            ],
             instruction=instruction,
             produces=[Artifact(path=server, kind=Kind.PYTHON_SOURCE)],
         )

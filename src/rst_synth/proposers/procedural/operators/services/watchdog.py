@@ -9,7 +9,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
-from rst_synth.proposers.procedural.operators.services.running import KV, PROC_IMPORTS, PROC_PY, Service, find_services
+from rst_synth.proposers.procedural.operators.services.running import KV, PROC_PY, Service, find_services
 
 WATCHDOG_PY = r"""#!/usr/bin/env python3
 import os, signal, subprocess, sys, time
@@ -256,11 +256,8 @@ test "$(cat {q(pidfile)})" = "$pid\""""
             f"(`/proc/PID/fd/1`), else `{fallback}`; write the watchdog's own pid to `{own}`."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["json", "signal", "subprocess", "sys", "urllib.parse", *PROC_IMPORTS],
             instruction=instruction,
             produces=[Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

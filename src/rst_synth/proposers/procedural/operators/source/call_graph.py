@@ -231,11 +231,8 @@ def test_{ctx.tag}_tool_rejects_bad_arguments(tmp_path):
             end_result=True,  # a report about the module: no later step builds on it
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["ast", "json", "random", "resource", "subprocess"],
             instruction=instruction,
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE)],
         )

@@ -126,11 +126,8 @@ def test_{ctx.tag}_inventory_matches_source():
             },
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["ast", "json"],
             instruction=instruction,
             produces=[produced],
         )
@@ -219,11 +216,8 @@ def test_{ctx.tag}_function_list():
         )
         produced = csv_output(out, ["name", "line"], ["line"])
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "re"],
             instruction=instruction,
             produces=[produced],
         )
@@ -307,11 +301,8 @@ def test_{ctx.tag}_code_lines_and_first_words():
             },
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["collections", "json"],
             instruction=instruction,
             produces=[produced],
         )

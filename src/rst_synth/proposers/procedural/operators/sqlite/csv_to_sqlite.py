@@ -114,11 +114,8 @@ def test_{ctx.tag}_csv_loaded_into_sqlite():
             },
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "sqlite3"],
             instruction=instruction,
             produces=[produced],
         )

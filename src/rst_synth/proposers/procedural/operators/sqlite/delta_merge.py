@@ -157,11 +157,8 @@ def test_{ctx.tag}_only_the_table_with_its_schema():
         details = {k: {table.name: (artifact.details.get(k) or {}).get(table.name)} for k in ("tables", "types")}
         produced = Artifact(path=out, kind=Kind.SQLITE, details={**details, "rows": {table.name: None}, "views": []})
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["datetime", "json", "sqlite3"],
             instruction=instruction,
             dockerfile=plant(feed, feed_text(records)),
             produces=[produced],

@@ -187,11 +187,8 @@ def test_{ctx.tag}_script_rebuilds_the_indexes(tmp_path):
             Artifact(path=script, kind=Kind.TEXT),
         ]
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["sqlite3"],
             instruction=instruction,
             dockerfile=plant(planted, listing),
             produces=produced,

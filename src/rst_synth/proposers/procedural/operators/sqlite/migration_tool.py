@@ -200,11 +200,8 @@ PY
         tables[t] = [*tables.get(t, []), fk]
         produced = Artifact(path=out, kind=Kind.SQLITE, details={**details, "tables": tables, "columns": {}})
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["sqlite3", "subprocess"],
             instruction=instruction,
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

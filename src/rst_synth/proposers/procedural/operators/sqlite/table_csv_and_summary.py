@@ -80,11 +80,8 @@ def test_{ctx.tag}_table_exported_in_order():
         numeric = [c for c in columns if c in not_null and affinity(types.get(c, "")) in ("INTEGER", "REAL")]
         produced = csv_output(out, list(columns), numeric, rows=(artifact.details.get("rows") or {}).get(table))
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "sqlite3"],
             instruction=instruction,
             produces=[produced],
         )
@@ -189,11 +186,8 @@ def test_{ctx.tag}_summary_database():
             },
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["sqlite3"],
             instruction=instruction,
             produces=[produced],
         )

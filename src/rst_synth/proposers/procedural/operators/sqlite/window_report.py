@@ -188,11 +188,8 @@ def test_{ctx.tag}_report_csv():
             details={"header": header, "numeric": header[1:], "categorical": [], "rows": None, "delimiter": ","},
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "sqlite3"],
             instruction=instruction,
             produces=[produced, Artifact(path=sql, kind=Kind.TEXT)],
         )

@@ -95,11 +95,8 @@ def test_{ctx.tag}_column_stats():
             details={"type": "object", "keys": sorted(columns), "numeric_keys": [], "string_keys": []},
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "json", "statistics"],
             instruction=instruction,
             produces=[produced],
         )
@@ -176,11 +173,8 @@ def test_{ctx.tag}_rows_above_mean_in_order():
         )
         produced = csv_output(out, list(d["header"]), list(d["numeric"]))
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "statistics"],
             instruction=instruction,
             produces=[produced],
         )

@@ -92,11 +92,8 @@ def test_{ctx.tag}_totals_add_up():
         )
         produced = csv_output(out, [rows_by, "total"], ["total"]).model_copy(update={"end_result": True})
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["collections", "csv"],
             instruction=instruction,
             produces=[produced],
         )

@@ -93,11 +93,8 @@ def test_{ctx.tag}_order():
             details={"header": [group, total], "numeric": [total], "categorical": [], "rows": None, "delimiter": ","},
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["collections", "csv", "re"],
             instruction=instruction,
             produces=[produced],
         )
@@ -173,11 +170,8 @@ def test_{ctx.tag}_one_record_per_row_in_order():
             },
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "json"],
             instruction=instruction,
             produces=[produced],
         )

@@ -253,11 +253,8 @@ def test_{ctx.tag}_tool_folds_fresh_batches_incrementally(tmp_path):
         )
         planted = "".join(plant(path, text) for path, text in zip(batches, _batches(shape, ctx), strict=True))
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "io", "json", "os", "re", "resource", "shutil", "subprocess"],
             instruction=instruction,
             dockerfile=planted,
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],

@@ -184,11 +184,8 @@ def test_{ctx.tag}_counts_are_member_counts():
         )
         produced = csv_output(out, [head, "members", "count"], ["count"]).model_copy(update={"end_result": True})
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["collections", "csv"],
             instruction=instruction,
             produces=[produced],
         )

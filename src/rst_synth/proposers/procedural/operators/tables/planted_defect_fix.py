@@ -189,11 +189,8 @@ def test_{ctx.tag}_fixed_tool_on_fresh_inputs(tmp_path):
         )
         produced = csv_output(out, [shape.group, "count", "total"], ["count", "total"])
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "io", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             dockerfile=plant(tool, planted),
             produces=[produced, Artifact(path=tool, kind=Kind.PYTHON_SOURCE)],

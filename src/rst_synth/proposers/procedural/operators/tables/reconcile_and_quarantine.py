@@ -172,11 +172,8 @@ def test_{ctx.tag}_reconciled_by_the_rules():
             },
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "io", "json", "re"],
             instruction=instruction,
             dockerfile=plant(partner, feed),
             produces=[produced],
@@ -317,11 +314,8 @@ def test_{ctx.tag}_reject_report():
             ),
         ]
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "io", "re"],
             instruction=instruction,
             dockerfile=plant(feed, _raw_feed(shape, ctx)),
             produces=produced,

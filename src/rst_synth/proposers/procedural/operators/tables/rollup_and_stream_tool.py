@@ -159,11 +159,8 @@ def test_{ctx.tag}_tool_rejects_a_missing_column(tmp_path):
         )
         produced = csv_output(out, [shape.group, "rows", "total"], ["rows", "total"])
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "io", "random", "resource", "subprocess"],
             instruction=instruction,
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )
@@ -306,11 +303,8 @@ def test_{ctx.tag}_tool_on_edge_inputs():
             out, [shape.group, "rows", "total", "min", "max"], ["rows", "total", "min", "max"], rows=len(groups)
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "decimal", "gzip", "io", "random", "resource", "subprocess"],
             instruction=instruction,
             dockerfile=run_at_build(generator),
             produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],

@@ -189,11 +189,8 @@ def test_{ctx.tag}_buckets_add_up_to_the_table():
             update={"end_result": True}
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "datetime", "decimal"],
             instruction=instruction,
             produces=[produced],
         )
@@ -303,11 +300,8 @@ def test_{ctx.tag}_the_rows_open_at_the_peak():
         )
         produced = Artifact(path=out, kind=Kind.JSON, details={"type": "object"}, end_result=True)
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "datetime", "json"],
             instruction=instruction,
             produces=[produced],
         )

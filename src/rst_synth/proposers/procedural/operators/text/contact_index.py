@@ -219,11 +219,8 @@ def test_{ctx.tag}_tool_rejects_unreadable_files(tmp_path):
             order and save its output as `{out}` (create the folder).""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["csv", "datetime", "io", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[csv_output(out, HEADER, ["lines"]), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
         )

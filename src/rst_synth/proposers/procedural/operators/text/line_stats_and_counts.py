@@ -18,7 +18,6 @@ from rst_synth.proposers.procedural.operators.kit.text import (
     data_artifact,
     function,
     split_lines,
-    step,
     text_artifact,
 )
 
@@ -103,7 +102,7 @@ def test_{ctx.tag}_line_and_word_stats():
                 "string_keys": [],
             },
         )
-        return step(self, artifact, solution, tests, ["collections", "json", "re"], instruction, produced)
+        return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
 
 @register
@@ -161,7 +160,7 @@ def test_{ctx.tag}_match_count():
         prefix = "".join(f"{n}:{line}\n" for n, line in enumerate(lines, 1) if token in line)
         produced = text_artifact(out, prefix if complete_sample(artifact) is not None else None, prefix.count("\n"))
         produced.sample = produced.sample or prefix[:SAMPLE_CHARS]  # a prefix of the output all the same
-        return step(self, artifact, solution, tests, [], instruction, produced)
+        return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
 
 UNIQ_PY = """
@@ -203,4 +202,4 @@ def test_{ctx.tag}_distinct_lines_with_counts():
         lines = known_lines(artifact)
         known = function(UNIQ_PY, "unique_counts", collections=collections)(lines)
         produced = text_artifact(out, known if complete_sample(artifact) is not None else None, max(1, len(set(lines))))
-        return step(self, artifact, solution, tests, ["collections"], instruction, produced)
+        return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])

@@ -184,11 +184,8 @@ def test_{ctx.tag}_tool_edge_cases(tmp_path):
             f"and save its standard output as `{out}`."
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["decimal", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.TEXT, details={"lines": TOP}),

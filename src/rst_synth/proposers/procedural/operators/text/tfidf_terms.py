@@ -207,11 +207,8 @@ def test_{ctx.tag}_tool_rejects_bad_arguments(tmp_path):
             (create the folder).""".split()
         )
         return Step(
-            operator=self.name,
-            consumes=artifact.path,
             solution=solution,
             tests=tests,
-            imports=["collections", "csv", "io", "math", "os", "random", "re", "resource", "subprocess"],
             instruction=instruction,
             produces=[csv_output(out, HEADER, ["rank", "count", "tfidf"]), Artifact(path=tool, kind=Kind.EXECUTABLE)],
         )

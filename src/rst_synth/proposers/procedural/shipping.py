@@ -1,0 +1,133 @@
+"""Code that runs inside a task, kept as real source: what a step ships is read from a module of the
+library (linted, type-checked, unit-tested like the rest) and rendered into the step's solution or
+test module, with its parameters put in by one explicit substitution.
+
+A shipped module's top-level `NAME = ...` assignments are its parameters: `render` replaces the ones
+given with the value's `repr`, keeps the functions asked for and what they use, and drops the module's
+docstring and imports; `used_modules` derives the import lines a piece of generated code needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Iterable
+from types import ModuleType
+
+THIRD_PARTY = frozenset({"pytest"})
+"""Modules besides the standard library that a task's test environment always has."""
+
+
+@functools.cache
+def _is_package(name: str) -> bool:
+    try:
+        return hasattr(importlib.import_module(name), "__path__")
+    except ImportError:
+        return False
+
+
+@functools.cache
+def _exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _bound(tree: ast.AST) -> set[str]:
+    """Every name the code binds itself: assigned, defined, imported, a parameter."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def used_modules(code: str) -> list[str]:
+    """The modules generated code uses by name without importing them (`json.loads` -> json, `urllib.parse.quote`
+    -> urllib.parse), sorted: the import lines of a test module follow from its code."""
+    tree = ast.parse(code)
+    bound = _bound(tree)
+    found: set[str] = set()
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or id(node) in inner:
+            continue
+        chain: list[str] = []
+        value: ast.expr = node
+        while isinstance(value, ast.Attribute):
+            chain.insert(0, value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name) or value.id in bound:
+            continue
+        if not (value.id in sys.stdlib_module_names or value.id in THIRD_PARTY):
+            continue
+        module = value.id
+        for part in chain:  # the deepest module the chain names (`xml.etree.ElementTree.parse`)
+            if not (_is_package(module) and _exists(f"{module}.{part}")) or module == "os":
+                break
+            module = f"{module}.{part}"
+        found.add(module)
+    return sorted(found)
+
+
+def source_of(module: ModuleType | str) -> str:
+    """A shipped module's text (the file the package holds)."""
+    found = importlib.import_module(module) if isinstance(module, str) else module
+    return inspect.getsource(found)
+
+
+def _defined(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
+def _used(node: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def render(module: ModuleType | str, keep: Iterable[str], **params: object) -> str:
+    """The top-level definitions `keep` of a shipped module and every definition they use, in file order,
+    with the parameters given (top-level assignments of those names) set to their values. A parameter the
+    module does not define is an error: a typo would otherwise ship the module's placeholder."""
+    text = source_of(module)
+    tree = ast.parse(text)
+    body = [n for n in tree.body if _defined(n)]
+    by_name = {name: node for node in body for name in _defined(node)}
+    missing = sorted(set(params) - set(by_name)) + sorted(set(keep) - set(by_name))
+    if missing:
+        raise ValueError(f"{getattr(module, '__name__', module)}: no top-level {', '.join(missing)} to ship")
+    wanted: set[str] = set()
+    todo = list(keep)
+    while todo:
+        name = todo.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        todo.extend(n for n in _used(by_name[name]) if n in by_name and n not in params)
+    todo_params = {n for n in params if n in wanted}
+    chunks = []
+    for node in body:
+        names = _defined(node)
+        if not set(names) & wanted:
+            continue
+        if set(names) & todo_params:
+            chunks.append(f"{names[0]} = {params[names[0]]!r}")
+        else:
+            chunks.append(ast.get_source_segment(text, node) or "")
+    return "\n\n\n".join(chunks) + "\n"
