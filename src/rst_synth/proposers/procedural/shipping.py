@@ -14,6 +14,7 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from collections.abc import Iterable
 from types import ModuleType
@@ -101,10 +102,73 @@ def _used(node: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def render(module: ModuleType | str, keep: Iterable[str], **params: object) -> str:
+_TYPE_IGNORE = re.compile(r"  # type: ignore\[[a-z-, ]+\](  #[^\n]*)?$", re.MULTILINE)
+
+
+_DEFAULT = re.compile(r"^(\s*(?:async )?def \w+)(\(.*?\):)$", re.MULTILINE | re.DOTALL)
+"""A signature, to write its defaults as ruff does without hints (`limit=None`, not `limit = None`)."""
+_SPACED = re.compile(r"(?<=\w) = ")
+
+
+def strip_hints(code: str) -> str:
+    """`code` without its type hints (parameters, returns, annotated assignments) and `type: ignore` comments:
+    shipped code is checked here, and runs in a task whose interpreter need not read them."""
+    lines = code.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def at(line: int | None, col: int | None) -> int:
+        """The text offset of an AST position (its column counts UTF-8 bytes)."""
+        assert line is not None and col is not None
+        return starts[line - 1] + len(lines[line - 1].encode()[:col].decode())
+
+    def hint(name_end: int, annotation: ast.expr) -> tuple[int, int]:
+        return name_end, at(annotation.end_lineno, annotation.end_col_offset)
+
+    cuts: list[tuple[int, int]] = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                if arg is not None and arg.annotation is not None:
+                    cuts.append(hint(at(arg.lineno, arg.col_offset) + len(arg.arg), arg.annotation))
+            if node.returns is not None:
+                arrow = code.rindex("->", 0, at(node.returns.lineno, node.returns.col_offset))
+                cuts.append(hint(len(code[:arrow].rstrip()), node.returns))
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+            cuts.append(hint(at(node.target.lineno, node.target.col_offset) + len(node.target.id), node.annotation))
+    for start, end in sorted(cuts, reverse=True):
+        code = code[:start] + code[end:]
+    code = _TYPE_IGNORE.sub("", code)
+    return _DEFAULT.sub(lambda m: m[1] + _SPACED.sub("=", m[2]), _rejoin(code))
+
+
+def _rejoin(code: str) -> str:
+    """A signature that the hints had spread over lines, on one line again when it fits (ruff's width)."""
+    tree = ast.parse(code)
+    lines = code.splitlines(keepends=True)
+    for node in sorted(
+        (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+        key=lambda n: -n.lineno,
+    ):
+        body = node.body[0].lineno
+        if body - node.lineno <= 1:
+            continue
+        head = "".join(lines[node.lineno - 1 : body - 1])
+        joined = " ".join(part.strip() for part in head.splitlines())
+        joined = joined.replace("( ", "(").replace(", )", ")").replace(",)", ")").replace(" )", ")")
+        indent = head[: len(head) - len(head.lstrip())]
+        if len(indent) + len(joined) <= 120:
+            lines[node.lineno - 1 : body - 1] = [indent + joined + "\n"]
+    return "".join(lines)
+
+
+def render(module: ModuleType | str, keep: Iterable[str], tag: str = "", **params: object) -> str:
     """The top-level definitions `keep` of a shipped module and every definition they use, in file order,
     with the parameters given (top-level assignments of those names) set to their values. A parameter the
-    module does not define is an error: a typo would otherwise ship the module's placeholder."""
+    module does not define is an error: a typo would otherwise ship the module's placeholder. With a `tag`,
+    `def test_x` ships as `def test_<tag>_x`, so the tests of two steps never share a name."""
     text = source_of(module)
     tree = ast.parse(text)
     body = [n for n in tree.body if _defined(n)]
@@ -119,7 +183,7 @@ def render(module: ModuleType | str, keep: Iterable[str], **params: object) -> s
         if name in wanted:
             continue
         wanted.add(name)
-        todo.extend(n for n in _used(by_name[name]) if n in by_name and n not in params)
+        todo.extend(n for n in _used(by_name[name]) if n in by_name)
     todo_params = {n for n in params if n in wanted}
     chunks = []
     for node in body:
@@ -129,5 +193,15 @@ def render(module: ModuleType | str, keep: Iterable[str], **params: object) -> s
         if set(names) & todo_params:
             chunks.append(f"{names[0]} = {params[names[0]]!r}")
         else:
-            chunks.append(ast.get_source_segment(text, node) or "")
-    return "\n\n\n".join(chunks) + "\n"
+            chunks.append(strip_hints(ast.get_source_segment(text, node) or ""))
+    code = "\n\n\n".join(chunks) + "\n"
+    return re.sub(r"^def test_", f"def test_{tag}_", code, flags=re.MULTILINE) if tag else code
+
+
+def python_script(code: str, call: str) -> str:
+    """Bash that runs shipped code with python3 from a quoted here-document: its imports, then `call`."""
+    imports = "".join(f"import {m}\n" for m in used_modules(code + call))
+    script = f"{imports}\n\n{code}\n\n{call}\n"
+    if "\nPY\n" in f"\n{script}":
+        raise ValueError("shipped code holds the here-document's delimiter line PY")
+    return f"python3 - <<'PY'\n{script}PY"

@@ -20,8 +20,10 @@ from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import StepContext, q
 from rst_synth.proposers.procedural.operator import work_root as work_root  # where operators look it up
+from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
+from rst_synth.proposers.procedural.shipping import render
 
 DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 """The numbers workflow steps add up exactly: optional minus, digits, optional fraction (no exponent)."""
@@ -169,17 +171,7 @@ def run_at_build(script: str) -> str:
     return f"RUN printf '%s' '{encoded}' | base64 -d | python3 -\n"
 
 
-RUN_TOOL = """
-def run_tool(*command, stdin=None, limit_mb=None, timeout=120):
-    def cap():
-        limit = limit_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    return subprocess.run(
-        [str(c) for c in command], input=stdin, capture_output=True, timeout=timeout,
-        preexec_fn=cap if limit_mb else None,
-    )
-"""
+RUN_TOOL = "\n" + render(testkit, ["run_tool"])
 """Test helper: run a step's tool as a program (optionally under a memory cap) and capture its output."""
 
 EDGE_VALUES = ("Zürich", "a,b", 'say "hi"', "東京", "plain", "two\nlines", "ünïcödé-ß", "x")

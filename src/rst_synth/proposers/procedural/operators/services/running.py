@@ -18,6 +18,8 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Kind
 from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.operators.kit import testkit
+from rst_synth.proposers.procedural.shipping import render
 
 KV = "kv"
 GROUPS = "groups"
@@ -50,87 +52,5 @@ def find_services(discovery: Discovery) -> list[Service]:
     return found
 
 
-PROC_PY = r'''
-def argv_of(pid):
-    try:
-        raw = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
-
-
-def alive(pid):
-    try:
-        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
-def listening():
-    """{socket link: port} of the TCP sockets in the LISTEN state."""
-    found = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = pathlib.Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[3] == "0A":
-                found[f"socket:[{fields[9]}]"] = int(fields[1].rsplit(":", 1)[1], 16)
-    return found
-
-
-def sockets_of(pid):
-    try:
-        return {os.readlink(fd) for fd in pathlib.Path(f"/proc/{pid}/fd").iterdir()}
-    except OSError:
-        return set()
-
-
-def listener(port):
-    """The pid of the live process listening on `port`, or None."""
-    links = {link for link, p in listening().items() if p == port}
-    for proc in pathlib.Path("/proc").iterdir():
-        if proc.name.isdigit() and alive(proc.name) and sockets_of(proc.name) & links:
-            return int(proc.name)
-    return None
-
-
-def port_of(pid):
-    """The port process `pid` listens on, or None."""
-    ports = sorted(p for link, p in listening().items() if link in sockets_of(pid))
-    return ports[0] if ports else None
-
-
-def serving(program):
-    """The pid of the live process that runs `program` (its first argument after the interpreter), or None."""
-    for proc in pathlib.Path("/proc").iterdir():
-        if proc.name.isdigit() and alive(proc.name):
-            argv = argv_of(proc.name)
-            if program in argv[:2]:
-                return int(proc.name)
-    return None
-
-
-def http(port, path, method="GET", body=None):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method=method)
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(request, timeout=10) as response:
-            return response.status, response.read().decode("utf-8")
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode("utf-8")
-
-
-def eventually(probe, seconds=15.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.1)
-    return probe()
-'''
+PROC_PY = "\n" + render(testkit, testkit.PROCESS_HELPERS)
 """Test helpers: processes by /proc, the listener of a port, an HTTP call that bypasses proxies, polling."""

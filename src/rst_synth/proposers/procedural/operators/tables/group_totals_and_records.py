@@ -8,6 +8,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
+from rst_synth.proposers.procedural.operators.tables.shipped import group_totals
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
@@ -32,53 +34,9 @@ class CsvGroupTotals(Operator):
         group, value = ctx.rng.choice(_pairs(artifact))
         total = f"total_{slug(value)}"
         out = ctx.output_path(artifact, f"by_{slug(group)}", "csv")
-        args = f"{artifact.path!r}, {d['delimiter']!r}, {group!r}, {value!r}"
-        solution = f"""python3 - <<'PY'
-import collections, csv
-src, delim, group, value = {args}
-totals = collections.defaultdict(float)
-with open(src, newline="") as f:
-    for row in csv.DictReader(f, delimiter=delim):
-        totals[row[group]] += float(row[value])
-with open({out!r}, "w", newline="") as f:
-    out = csv.writer(f)
-    out.writerow([group, {total!r}])
-    for key, amount in sorted(totals.items(), key=lambda kv: (-round(kv[1], 2), kv[0])):
-        out.writerow([key, f"{{amount:.2f}}"])
-PY"""
-        tests = f"""
-SRC, DELIM, GROUP, VALUE, OUT = {args}, {out!r}
-
-
-def expected_totals():
-    totals = collections.defaultdict(float)
-    with open(SRC, newline="") as f:
-        for row in csv.DictReader(f, delimiter=DELIM):
-            totals[row[GROUP]] += float(row[VALUE])
-    return totals
-
-
-def read_out():
-    with open(OUT, newline="") as f:
-        return list(csv.reader(f))
-
-
-def test_{ctx.tag}_header_and_totals():
-    rows = read_out()
-    assert rows[0] == [GROUP, {total!r}]
-    got = {{r[0]: r[1] for r in rows[1:]}}
-    want = expected_totals()
-    assert set(got) == set(want)
-    for key, amount in want.items():
-        assert re.fullmatch(r"-?\\d+\\.\\d\\d", got[key]), got[key]
-        assert abs(float(got[key]) - amount) < 0.006
-
-
-def test_{ctx.tag}_order():
-    rows = read_out()[1:]
-    keys = [(-float(amount), key) for key, amount in rows]
-    assert keys == sorted(keys)
-"""
+        params = {"SRC": artifact.path, "DELIM": d["delimiter"], "GROUP": group, "VALUE": value, "OUT": out}
+        solution = python_script(render(group_totals, ["write_totals"], **params, TOTAL=total), "write_totals()")
+        tests = render(group_totals, ["test_header_and_totals", "test_order"], tag=ctx.tag, **params, TOTAL=total)
         instruction = (
             f"Next, total the `{value}` column of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "
             f"with a header row) for each distinct `{group}` value, and write the totals to `{out}`: a "

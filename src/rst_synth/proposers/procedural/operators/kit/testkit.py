@@ -1,0 +1,132 @@
+"""The helpers of the generated tests, written once: run a step's tool under limits, find a process and
+the port it listens on through /proc, call a service over HTTP past any proxy, wait for a condition.
+
+A test module stays self-contained: `shipped` renders the helpers a module uses into it (without their
+type hints, which a task's interpreter need not read), and its import lines follow from the code
+(`shipping.used_modules`). Edit the helpers here; their unit tests call them directly.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import resource
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+
+def run_tool(
+    *command: object, stdin: bytes | None = None, limit_mb: int | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[bytes]:
+    def cap() -> None:
+        limit = limit_mb * 1024 * 1024  # type: ignore[operator]  # only installed when set
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return subprocess.run(
+        [str(c) for c in command],
+        input=stdin,
+        capture_output=True,
+        timeout=timeout,
+        preexec_fn=cap if limit_mb else None,
+    )
+
+
+def argv_of(pid: int | str) -> list[str]:
+    try:
+        raw = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+
+
+def alive(pid: int | str) -> bool:
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def listening() -> dict[str, int]:
+    """{socket link: port} of the TCP sockets in the LISTEN state."""
+    found = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = pathlib.Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A":
+                found[f"socket:[{fields[9]}]"] = int(fields[1].rsplit(":", 1)[1], 16)
+    return found
+
+
+def sockets_of(pid: int | str) -> set[str]:
+    try:
+        return {os.readlink(fd) for fd in pathlib.Path(f"/proc/{pid}/fd").iterdir()}
+    except OSError:
+        return set()
+
+
+def listener(port: int) -> int | None:
+    """The pid of the live process listening on `port`, or None."""
+    links = {link for link, p in listening().items() if p == port}
+    for proc in pathlib.Path("/proc").iterdir():
+        if proc.name.isdigit() and alive(proc.name) and sockets_of(proc.name) & links:
+            return int(proc.name)
+    return None
+
+
+def port_of(pid: int | str) -> int | None:
+    """The port process `pid` listens on, or None."""
+    ports = sorted(p for link, p in listening().items() if link in sockets_of(pid))
+    return ports[0] if ports else None
+
+
+def serving(program: str) -> int | None:
+    """The pid of the live process that runs `program` (its first argument after the interpreter), or None."""
+    for proc in pathlib.Path("/proc").iterdir():
+        if proc.name.isdigit() and alive(proc.name):
+            argv = argv_of(proc.name)
+            if program in argv[:2]:
+                return int(proc.name)
+    return None
+
+
+def http(port: int, path: str, method: str = "GET", body: bytes | None = None) -> tuple[int, str]:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method=method)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+def eventually(probe: Callable[[], Any], seconds: float = 15.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = probe()
+        if found:
+            return found
+        time.sleep(0.1)
+    return probe()
+
+
+PROCESS_HELPERS = (
+    "argv_of",
+    "alive",
+    "listening",
+    "sockets_of",
+    "listener",
+    "port_of",
+    "serving",
+    "http",
+    "eventually",
+)
+"""What a test of a running service uses: its process, its port, its answers."""

@@ -1,0 +1,50 @@
+"""Shipped code: the imports generated code needs, a module's definitions rendered with parameters set
+and hints dropped, and a script that runs it."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+
+import pytest
+
+from rst_synth.proposers.procedural import shipping
+from rst_synth.proposers.procedural.operators.kit import testkit
+from rst_synth.proposers.procedural.operators.tables.shipped import group_totals
+
+
+def test_used_modules_are_the_unbound_names_the_code_reaches_through() -> None:
+    code = "def f(x, csv):\n    json = 1\n    return re.sub(x), urllib.parse.quote(x), os.path.join(x), csv.x, json.y\n"
+    assert shipping.used_modules(code) == ["os", "re", "urllib.parse"]
+    assert shipping.used_modules("import re\nre.sub('a', 'b', 'c')\n") == []
+    assert shipping.used_modules("def t():\n    with pytest.raises(ValueError):\n        int('x')\n") == ["pytest"]
+
+
+def test_render_sets_parameters_keeps_what_is_used_and_drops_hints() -> None:
+    code = shipping.render(group_totals, ["test_order"], tag="r2s1", OUT="/srv/out.csv", SRC="/srv/in.csv")
+    tree = ast.parse(code)
+    names = [getattr(n, "name", None) or n.targets[0].id for n in tree.body]  # type: ignore[attr-defined]
+    assert names == ["OUT", "read_out", "test_r2s1_order"]
+    assert "OUT = '/srv/out.csv'" in code and "SRC" not in code
+    assert "->" not in code and "list[list[str]]" not in code
+
+
+def test_a_parameter_the_module_lacks_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no top-level OUTPUT"):
+        shipping.render(group_totals, ["test_order"], OUTPUT="/srv/out.csv")
+
+
+def test_strip_hints_keeps_the_code_and_rejoins_a_signature() -> None:
+    code = shipping.render(testkit, ["run_tool", "http"])
+    assert "def run_tool(*command, stdin=None, limit_mb=None, timeout=120):\n" in code
+    assert 'def http(port, path, method="GET", body=None):\n' in code
+    assert "type: ignore" not in code
+    compile(code, "<shipped>", "exec")
+
+
+def test_python_script_runs_with_its_imports() -> None:
+    script = shipping.python_script("def main():\n    print(json.dumps({'a': 1}))\n", "main()")
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout == '{"a": 1}\n'
+    with pytest.raises(ValueError, match="delimiter"):
+        shipping.python_script("X = '''\nPY\n'''\n", "print(X)")
