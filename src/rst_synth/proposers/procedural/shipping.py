@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import importlib.resources
 import importlib.util
 import inspect
 import re
@@ -80,6 +81,11 @@ def used_modules(code: str) -> list[str]:
             module = f"{module}.{part}"
         found.add(module)
     return sorted(found)
+
+
+def shipped_text(package: str, name: str) -> str:
+    """A shipped file that is not Python (a C source, a shell script), from the package that holds it."""
+    return importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
 
 
 def source_of(module: ModuleType | str) -> str:

@@ -11,6 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rst_synth.proposers.procedural.shipping import shipped_text
+
+
+def shipped_c(name: str) -> str:
+    """A C file of a module, kept as a real source file in `shipped/` (compiled by the module's tests)."""
+    return shipped_text(f"{__package__}.shipped", name)
+
 
 @dataclass(frozen=True)
 class Module:
@@ -53,33 +60,7 @@ PERCENTILE = Module(
         "was. For `n == 0` or any other `p` (NaN included) return -1 and leave `*out` alone"
     ),
     header="#include <stddef.h>\n\nint percentile(const double *values, size_t n, double p, double *out);\n",
-    source="""#include "percentile.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int ascending(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-int percentile(const double *values, size_t n, double p, double *out)
-{
-    if (n == 0 || !(p > 0.0 && p <= 100.0))
-        return -1;
-    double *sorted = malloc(n * sizeof *sorted);
-    if (sorted == NULL)
-        return -1;
-    memcpy(sorted, values, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, ascending);
-    size_t rank = (size_t)ceil(p / 100.0 * (double)n);
-    *out = sorted[rank - 1];
-    free(sorted);
-    return 0;
-}
-""",
+    source=shipped_c("percentile.c"),
     defects={
         "rank_floor": (
             "size_t rank = (size_t)ceil(p / 100.0 * (double)n);",
@@ -93,39 +74,7 @@ int percentile(const double *values, size_t n, double p, double *out)
         "leak": ("    free(sorted);\n    return 0;", "    return 0;"),
         "p_zero": ("!(p > 0.0 && p <= 100.0)", "p < 0.0 || p > 100.0"),
     },
-    driver="""#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "percentile.h"
-
-int main(void)
-{
-    static char line[1 << 16];
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        char *words[1024], *word = strtok(line, " \\n");
-        size_t count = 0;
-        for (; word != NULL && count < 1024; word = strtok(NULL, " \\n"))
-            words[count++] = word;
-        if (count == 0)
-            continue;
-        size_t n = count - 1;
-        double *values = malloc((n ? n : 1) * sizeof *values), *before = malloc((n ? n : 1) * sizeof *values);
-        for (size_t i = 0; i < n; i++)
-            values[i] = before[i] = strtod(words[i + 1], NULL);
-        double out = 0.0;
-        int status = percentile(values, n, strtod(words[0], NULL), &out);
-        if (status != 0)
-            printf("error %d", status);
-        else
-            printf("ok %.17g", out);
-        printf("%s\\n", n && memcmp(values, before, n * sizeof *values) ? " modified" : "");
-        free(values);
-        free(before);
-    }
-    return 0;
-}
-""",
+    driver=shipped_c("percentile_cli.c"),
     reference="""
 def reference(line):
     words = line.split()
@@ -164,71 +113,13 @@ HISTOGRAM = Module(
     ),
     header="#include <stddef.h>\n\n"
     "long histogram(const double *values, size_t n, double lo, double hi, size_t bins, size_t *counts);\n",
-    source="""#include "histogram.h"
-
-long histogram(const double *values, size_t n, double lo, double hi, size_t bins, size_t *counts)
-{
-    if (bins == 0 || !(lo < hi))
-        return -1;
-    for (size_t k = 0; k < bins; k++)
-        counts[k] = 0;
-    long counted = 0;
-    for (size_t i = 0; i < n; i++) {
-        double v = values[i];
-        if (!(v >= lo && v <= hi))
-            continue;
-        size_t k = (size_t)((v - lo) / (hi - lo) * (double)bins);
-        if (k >= bins)
-            k = bins - 1;
-        counts[k]++;
-        counted++;
-    }
-    return counted;
-}
-""",
+    source=shipped_c("histogram.c"),
     defects={
         "top_edge": ("if (k >= bins)", "if (k > bins)"),
         "nan_counted": ("if (!(v >= lo && v <= hi))", "if (v < lo || v > hi)"),
         "no_reset": ("    for (size_t k = 0; k < bins; k++)\n        counts[k] = 0;\n", ""),
     },
-    driver="""#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "histogram.h"
-
-int main(void)
-{
-    static char line[1 << 16];
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        char *words[1024], *word = strtok(line, " \\n");
-        size_t count = 0;
-        for (; word != NULL && count < 1024; word = strtok(NULL, " \\n"))
-            words[count++] = word;
-        if (count < 3)
-            continue;
-        size_t n = count - 3, bins = strtoul(words[2], NULL, 10);
-        double *values = malloc((n ? n : 1) * sizeof *values);
-        size_t *counts = malloc((bins ? bins : 1) * sizeof *counts);
-        for (size_t i = 0; i < n; i++)
-            values[i] = strtod(words[i + 3], NULL);
-        for (size_t k = 0; k < bins; k++)
-            counts[k] = 7;
-        long counted = histogram(values, n, strtod(words[0], NULL), strtod(words[1], NULL), bins, counts);
-        if (counted < 0) {
-            printf("error %ld\\n", counted);
-        } else {
-            printf("%ld", counted);
-            for (size_t k = 0; k < bins; k++)
-                printf("%c%zu", k ? ' ' : '|', counts[k]);
-            printf("\\n");
-        }
-        free(values);
-        free(counts);
-    }
-    return 0;
-}
-""",
+    driver=shipped_c("histogram_cli.c"),
     reference="""
 def reference(line):
     words = line.split()
@@ -268,48 +159,7 @@ MONEY = Module(
         "does not fit, leaving `*out` alone in both cases, and never overflow a signed integer on the way"
     ),
     header="int parse_cents(const char *text, long long *out);\n",
-    source="""#include "money.h"
-
-#include <ctype.h>
-#include <limits.h>
-
-static int push(unsigned long long *cents, unsigned digit, unsigned long long limit)
-{
-    if (*cents > (limit - digit) / 10)
-        return -1;
-    *cents = *cents * 10 + digit;
-    return 0;
-}
-
-int parse_cents(const char *text, long long *out)
-{
-    const char *p = text;
-    int negative = *p == '-';
-    p += negative;
-    unsigned long long limit = negative ? (unsigned long long)LLONG_MAX + 1u : (unsigned long long)LLONG_MAX;
-    unsigned long long cents = 0;
-    int digits = 0, overflow = 0;
-    for (; isdigit((unsigned char)*p); p++, digits++)
-        overflow |= push(&cents, (unsigned)(*p - '0'), limit);
-    if (digits == 0)
-        return -1;
-    if (*p == '.') {
-        if (!isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]) || p[3] != '\\0')
-            return -1;
-        overflow |= push(&cents, (unsigned)(p[1] - '0'), limit);
-        overflow |= push(&cents, (unsigned)(p[2] - '0'), limit);
-    } else if (*p != '\\0') {
-        return -1;
-    } else {
-        overflow |= push(&cents, 0, limit);
-        overflow |= push(&cents, 0, limit);
-    }
-    if (overflow)
-        return -2;
-    *out = negative ? -(long long)(cents - 1) - 1 : (long long)cents;
-    return 0;
-}
-""",
+    source=shipped_c("money.c"),
     defects={
         "wrapping_check": ("if (*cents > (limit - digit) / 10)", "if (*cents * 10 + digit > limit)"),
         "negative_limit": (
@@ -320,26 +170,7 @@ int parse_cents(const char *text, long long *out)
         "bare_sign": ("if (digits == 0)", "if (digits == 0 && !negative)"),
         "signed_negate": ("-(long long)(cents - 1) - 1", "-(long long)cents"),
     },
-    driver="""#include <stdio.h>
-#include <string.h>
-
-#include "money.h"
-
-int main(void)
-{
-    static char line[4096];
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        line[strcspn(line, "\\n")] = '\\0';
-        long long cents = 0;
-        int status = parse_cents(line, &cents);
-        if (status == 0)
-            printf("ok %lld\\n", cents);
-        else
-            printf("error %d\\n", status);
-    }
-    return 0;
-}
-""",
+    driver=shipped_c("money_cli.c"),
     reference="""
 def reference(line):
     if not re.fullmatch(r"-?[0-9]+(\\.[0-9]{2})?", line):

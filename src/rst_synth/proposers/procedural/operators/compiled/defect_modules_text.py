@@ -3,7 +3,7 @@ the last lines of a stream (see defect_modules.py for what a module holds)."""
 
 from __future__ import annotations
 
-from rst_synth.proposers.procedural.operators.compiled.defect_modules import Module
+from rst_synth.proposers.procedural.operators.compiled.defect_modules import Module, shipped_c
 
 ESCAPES_C = """
 /* Queries and answers escape LF, CR and backslash as \\\\n, \\\\r and \\\\\\\\ to keep one per line. */
@@ -46,75 +46,14 @@ CSV_FIELD = Module(
         "otherwise it is an exact copy; NULL only when memory runs out"
     ),
     header="char *csv_field(const char *field);\n",
-    source="""#include "csvfield.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-static int needs_quotes(const char *s, size_t n)
-{
-    if (n > 0 && (s[0] == ' ' || s[n - 1] == ' '))
-        return 1;
-    return strpbrk(s, ",\\"\\r\\n") != NULL;
-}
-
-char *csv_field(const char *field)
-{
-    size_t n = strlen(field), quotes = 0;
-    for (size_t i = 0; i < n; i++)
-        quotes += field[i] == '"';
-    if (!needs_quotes(field, n)) {
-        char *copy = malloc(n + 1);
-        if (copy != NULL)
-            memcpy(copy, field, n + 1);
-        return copy;
-    }
-    char *out = malloc(n + quotes + 3);
-    if (out == NULL)
-        return NULL;
-    size_t k = 0;
-    out[k++] = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (field[i] == '"')
-            out[k++] = '"';
-        out[k++] = field[i];
-    }
-    out[k++] = '"';
-    out[k] = '\\0';
-    return out;
-}
-""",
+    source=shipped_c("csvfield.c"),
     defects={
         "short_alloc": ("malloc(n + quotes + 3)", "malloc(n + quotes + 2)"),
         "copy_without_nul": ("memcpy(copy, field, n + 1);", "memcpy(copy, field, n);"),
         "quotes_not_doubled": ("        if (field[i] == '\"')\n            out[k++] = '\"';\n", ""),
         "trailing_space": ("(s[0] == ' ' || s[n - 1] == ' ')", "(s[0] == ' ')"),
     },
-    driver="""#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "csvfield.h"
-"""
-    + ESCAPES_C
-    + """
-int main(void)
-{
-    static char line[1 << 14];
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        line[strcspn(line, "\\n")] = '\\0';
-        size_t n = strlen(line);
-        char *field = malloc(n + 1);
-        unescape(line, field);
-        char *quoted = csv_field(field);
-        put_escaped(quoted);
-        putchar('\\n');
-        free(quoted);
-        free(field);
-    }
-    return 0;
-}
-""",
+    driver=shipped_c("csvfield_cli.c"),
     reference="""
 def unescape(text):
     return re.sub(r"\\\\(.)", lambda m: {"n": "\\n", "r": "\\r"}.get(m.group(1), m.group(1)), text)
@@ -155,74 +94,14 @@ UTF8 = Module(
         "`s[n]` or beyond"
     ),
     header="#include <stddef.h>\n\nlong utf8_length(const unsigned char *s, size_t n);\n",
-    source="""#include "utf8.h"
-
-long utf8_length(const unsigned char *s, size_t n)
-{
-    long count = 0;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char b = s[i];
-        size_t len;
-        unsigned long cp;
-        if (b < 0x80) {
-            len = 1, cp = b;
-        } else if ((b & 0xE0) == 0xC0) {
-            len = 2, cp = b & 0x1F;
-        } else if ((b & 0xF0) == 0xE0) {
-            len = 3, cp = b & 0x0F;
-        } else if ((b & 0xF8) == 0xF0) {
-            len = 4, cp = b & 0x07;
-        } else {
-            return -1;
-        }
-        if (len > n - i)
-            return -1;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return -1;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000))
-            return -1;
-        if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-            return -1;
-        i += len;
-        count++;
-    }
-    return count;
-}
-""",
+    source=shipped_c("utf8.c"),
     defects={
         "reads_past_end": ("        if (len > n - i)\n            return -1;\n", ""),
         "overlong": ("(len == 2 && cp < 0x80) || ", ""),
         "surrogates": ("(cp >= 0xD800 && cp <= 0xDFFF) || ", ""),
         "above_max": ("cp > 0x10FFFF", "cp > 0x1FFFFF"),
     },
-    driver="""#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "utf8.h"
-
-int main(void)
-{
-    static char line[1 << 14];
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        line[strcspn(line, "\\n")] = '\\0';
-        size_t n = strlen(line) / 2;
-        unsigned char *bytes = malloc(n ? n : 1);
-        for (size_t i = 0; i < n; i++) {
-            unsigned value;
-            sscanf(line + 2 * i, "%2x", &value);
-            bytes[i] = (unsigned char)value;
-        }
-        printf("%ld\\n", utf8_length(bytes, n));
-        free(bytes);
-    }
-    return 0;
-}
-""",
+    driver=shipped_c("utf8_cli.c"),
     reference="""
 def reference(line):
     try:
@@ -256,100 +135,13 @@ TAIL = Module(
     "struct tail *tail_new(size_t cap);\nint tail_push(struct tail *t, const char *line);\n"
     "size_t tail_count(const struct tail *t);\nconst char *tail_get(const struct tail *t, size_t k);\n"
     "void tail_free(struct tail *t);\n",
-    source="""#include "tail.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-struct tail {
-    char **lines;
-    size_t cap, start, count;
-};
-
-struct tail *tail_new(size_t cap)
-{
-    struct tail *t = calloc(1, sizeof *t);
-    if (t == NULL)
-        return NULL;
-    t->lines = calloc(cap, sizeof *t->lines);
-    if (t->lines == NULL) {
-        free(t);
-        return NULL;
-    }
-    t->cap = cap;
-    return t;
-}
-
-int tail_push(struct tail *t, const char *line)
-{
-    size_t n = strlen(line) + 1;
-    char *copy = malloc(n);
-    if (copy == NULL)
-        return -1;
-    memcpy(copy, line, n);
-    if (t->count == t->cap) {
-        free(t->lines[t->start]);
-        t->lines[t->start] = copy;
-        t->start = (t->start + 1) % t->cap;
-    } else {
-        t->lines[(t->start + t->count) % t->cap] = copy;
-        t->count++;
-    }
-    return 0;
-}
-
-size_t tail_count(const struct tail *t)
-{
-    return t->count;
-}
-
-const char *tail_get(const struct tail *t, size_t k)
-{
-    return t->lines[(t->start + k) % t->cap];
-}
-
-void tail_free(struct tail *t)
-{
-    for (size_t k = 0; k < t->count; k++)
-        free(t->lines[(t->start + k) % t->cap]);
-    free(t->lines);
-    free(t);
-}
-""",
+    source=shipped_c("tail.c"),
     defects={
         "leaks_evicted": ("        free(t->lines[t->start]);\n", ""),
         "ignores_start": ("return t->lines[(t->start + k) % t->cap];", "return t->lines[k % t->cap];"),
         "frees_one_less": ("for (size_t k = 0; k < t->count; k++)", "for (size_t k = 1; k < t->count; k++)"),
     },
-    driver="""#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tail.h"
-
-int main(void)
-{
-    static char line[1 << 14];
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        line[strcspn(line, "\\n")] = '\\0';
-        char *bar = strchr(line, '|');
-        struct tail *t = tail_new(strtoul(line, NULL, 10));
-        while (bar != NULL) {
-            char *word = bar + 1;
-            bar = strchr(word, '|');
-            if (bar != NULL)
-                *bar = '\\0';
-            tail_push(t, word);
-        }
-        printf("%zu", tail_count(t));
-        for (size_t k = 0; k < tail_count(t); k++)
-            printf("|%s", tail_get(t, k));
-        printf("\\n");
-        tail_free(t);
-    }
-    return 0;
-}
-""",
+    driver=shipped_c("tail_cli.c"),
     reference="""
 def reference(line):
     words = line.split("|")
