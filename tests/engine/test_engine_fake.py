@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from rst_synth.engine import Engine, SynthConfig, frontier
+from rst_synth.engine.engine import child_seed_key
 from rst_synth.store import RunPaths, Store
 from rst_synth.task import Task
+from rst_synth.task.config import HistoryStep, Lineage
 from rst_synth.validator import Validator, ValidatorConfig
 from tests.support.fakes import FakeProposer, FakeSandbox, touch_test
 from tests.support.tasks import write_task
@@ -174,3 +176,20 @@ def test_acceptance_realigns_limits_and_labels_from_this_tasks_own_measures(tmp_
     assert child.verifier.timeout_sec >= seed.verifier.timeout_sec == 120
     metrics = child.metadata.metrics
     assert metrics is not None and metrics.test_sec is not None and store.tasks(1)[0].test_sec == metrics.test_sec
+
+
+def test_a_childs_seed_follows_its_parents_lineage_not_its_code_bytes(tmp_path: Path) -> None:
+    def task(solve: str, instruction: str, round_: int = 2) -> Task:
+        loaded = Task.load(
+            write_task(tmp_path / f"t{len(list(tmp_path.iterdir()))}", solve=solve, instruction=instruction)
+        )
+        loaded.config.metadata.lineage = Lineage(
+            root="seeds/tiny", round=round_, history=[HistoryStep(name="csv-group-totals", consumes=["/app/a.csv"])]
+        )
+        return loaded
+
+    laid_out = child_seed_key(3, task("echo hello  >  /app/out.txt\n", "Write hello.\n"), 0)
+    assert laid_out == child_seed_key(3, task("echo hello > /app/out.txt\n", "Write hello.\n"), 0)
+    assert laid_out != child_seed_key(3, task("echo hello > /app/out.txt\n", "Write hello twice.\n"), 0)
+    assert laid_out != child_seed_key(3, task("echo hello > /app/out.txt\n", "Write hello.\n"), 1)
+    assert child_seed_key(1, task("echo hello\n", "Write hello.\n", round_=0), 0) == ""

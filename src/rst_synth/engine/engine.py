@@ -8,6 +8,7 @@ on-disk cache answers the calls it already paid for) and never accepts a task tw
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import shutil
@@ -127,15 +128,16 @@ class Engine:
             return f"max_minutes ({c.max_minutes:g}) reached"
         return None
 
-    def _open(self, cid: str, round_: int, parent_id: str | None) -> int | None:
-        """The candidate's seed when it still has to run; None when it is finished or the budget is spent."""
+    def _open(self, cid: str, round_: int, parent_id: str | None, seed_key: str = "") -> int | None:
+        """The candidate's seed (drawn from `seed_key`, else its id) when it still has to run; None when it is
+        finished or the budget is spent."""
         existing = self.store.candidate(cid)
         if existing is not None:
             return existing.seed if existing.status == "pending" else None
         self.stop_reason = self.stop_reason or self._budget_exhausted()
         if self.stop_reason:
             return None
-        seed = stable_seed(self.config.seed, cid)
+        seed = stable_seed(self.config.seed, seed_key or cid)
         self.store.add_candidate(cid, round_, parent_id, seed)
         return seed
 
@@ -143,10 +145,13 @@ class Engine:
 
     async def _child_candidate(self, round_: int, parent_row: TaskRow, index: int) -> None:
         cid = f"r{round_:02d}-{parent_row.id}-{index}"
-        seed = self._open(cid, round_, parent_row.id)
-        if seed is None:
+        existing = self.store.candidate(cid)
+        if existing is not None and existing.status != "pending":
             return
         parent = self._load(parent_row)
+        seed = self._open(cid, round_, parent_row.id, child_seed_key(round_, parent, index) or cid)
+        if seed is None:
+            return
         outcome = await self.pipeline.run(parent, seed=seed, events=_StoreEvents(self, cid, round_), key=cid)
         if outcome.accepted and outcome.proposal is not None:
             self._accept(cid, round_, outcome.proposal.task, parent, parent_row, outcome.judgement)
@@ -281,6 +286,19 @@ class Engine:
         if self.paths.tasks_dir.is_dir():
             for staging in self.paths.tasks_dir.glob("r*/.*.tmp-*"):
                 shutil.rmtree(staging, ignore_errors=True)
+
+
+def child_seed_key(round_: int, parent: Task, index: int) -> str:
+    """What a child candidate's seed follows when its parent is a child itself: the parent's lineage (root,
+    every step's operator, inputs and outputs) and its instruction, not its name, which digests its solution
+    and tests: generated code laid out anew must not change the draws of every descendant. Empty for a seed
+    parent, whose name is its folder's (stable already)."""
+    lineage = parent.config.metadata.lineage
+    if lineage is None or lineage.round == 0 or not lineage.root:
+        return ""
+    steps = [(h.name, h.consumes, h.produces) for h in lineage.history]
+    identity = repr((lineage.root, lineage.round, steps, parent.instruction))
+    return f"r{round_:02d}-{hashlib.sha256(identity.encode()).hexdigest()[:16]}-{index}"
 
 
 class _StoreEvents:
