@@ -11,15 +11,13 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
-from rst_synth.proposers.procedural.operators.json_docs.shipped import numeric_summary, records_count_by
+from rst_synth.proposers.procedural.operators.json_docs.shipped import key_inventory, numeric_summary, records_count_by
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import (
     MAX_TEXT_BYTES,
-    SAME_TEXT,
     complete_sample,
     data_artifact,
-    function,
     text_artifact,
 )
 from rst_synth.proposers.procedural.shipping import python_script, render
@@ -28,21 +26,6 @@ from rst_synth.proposers.procedural.shipping import python_script, render
 class JsonOperator(Operator):
     kinds = (Kind.JSON,)
     tools = ("python3",)
-
-
-KEYS_PY = """
-def key_paths(value, prefix="", found=None):
-    found = set() if found is None else found
-    if isinstance(value, dict):
-        for key, item in value.items():
-            path = f"{prefix}.{key}" if prefix else key
-            found.add(path)
-            key_paths(item, path, found)
-    elif isinstance(value, list):
-        for item in value:
-            key_paths(item, prefix + "[]", found)
-    return found
-"""
 
 
 @register
@@ -59,20 +42,9 @@ class JsonKeyInventory(JsonOperator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "key_paths", "txt")
-        solution = f"""python3 - <<'PY'
-import json, pathlib
-{KEYS_PY}
-doc = json.loads(pathlib.Path({artifact.path!r}).read_text(encoding="utf-8"))
-pathlib.Path({out!r}).write_text("".join(p + "\\n" for p in sorted(key_paths(doc))), encoding="utf-8")
-PY"""
-        tests = f"""
-SRC, OUT = {artifact.path!r}, {out!r}
-{KEYS_PY}{SAME_TEXT}
-
-def test_{ctx.tag}_sorted_key_paths():
-    doc = json.loads(pathlib.Path(SRC).read_text(encoding="utf-8"))
-    assert_same_text(OUT, "".join(p + "\\n" for p in sorted(key_paths(doc))))
-"""
+        params = {"SRC": artifact.path, "OUT": out}
+        solution = python_script(render(key_inventory, ["write_key_paths"], **params), "write_key_paths()")
+        tests = render(key_inventory, ["test_sorted_key_paths"], tag=ctx.tag, **params)
         instruction = (
             f"Then list every key path of the JSON document `{artifact.path}` in `{out}`, one per line, each "
             "distinct path once, sorted in ascending code-point order (the byte order of `LC_ALL=C sort`). The path "
@@ -82,8 +54,7 @@ def test_{ctx.tag}_sorted_key_paths():
             "`items[].key`). Only keys are listed, never array elements themselves."
         )
         text = complete_sample(artifact)
-        key_paths = function(KEYS_PY, "key_paths")
-        known = None if text is None else "".join(p + "\n" for p in sorted(key_paths(json.loads(text))))
+        known = None if text is None else "".join(p + "\n" for p in sorted(key_inventory.key_paths(json.loads(text))))
         produced = text_artifact(out, known, len(artifact.details["keys"]))
         return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
