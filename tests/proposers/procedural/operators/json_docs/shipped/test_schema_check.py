@@ -10,20 +10,15 @@ from pathlib import Path
 
 import pytest
 
-import rst_synth
 from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check as shipped
+from rst_synth.proposers.procedural.shipping import render
 
 DOC = {"page": 2, "next": None, "data": [{"id": "A", "qty": 2, "tags": ["x"]}, {"id": "B", "qty": 2.5}]}
-PACKAGE_ROOT = str(Path(rst_synth.__file__).parents[1])
 
 
 def tool(path: Path, patch: str = "") -> Path:
-    """The reference validator as an executable, with `patch` applied to the shipped module first."""
-    path.write_text(
-        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {PACKAGE_ROOT!r})\n"
-        "from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check as s\n"
-        f"{patch}\ns.main()\n"
-    )
+    """The validator as the step ships it (rendered, standalone), with `patch` run after its definitions."""
+    path.write_text(f"#!{sys.executable}\nimport json\nimport sys\n\n{render(shipped, ['main'])}\n{patch}\nmain()\n")
     path.chmod(0o755)
     return path
 
@@ -60,9 +55,9 @@ def test_the_reference_passes_its_tests(paths: Path) -> None:
 @pytest.mark.parametrize(
     "patch",
     [
-        "s.fits = lambda value, types: s.kind(value) in types",
-        "s.lines = lambda schema, value: [p + ': ' + m for p, m in s.errors(schema, value)][::-1] or ['ok']",
-        "s.load = lambda path: s.json.load(open(path)) if path.endswith('.schema.json') else s.sys.exit(1)",
+        "fits = lambda value, types: kind(value) in types",
+        "lines = lambda schema, value: [p + ': ' + m for p, m in errors(schema, value)][::-1] or ['ok']",
+        "load = lambda path: json.load(open(path)) if path.endswith('.schema.json') else sys.exit(1)",
     ],
 )
 def test_a_wrong_validator_fails(paths: Path, monkeypatch: pytest.MonkeyPatch, patch: str) -> None:
