@@ -40,6 +40,10 @@ def test_strip_hints_keeps_the_code_and_rejoins_a_signature() -> None:
     assert 'def http(port, path, method="GET", body=None):\n' in code
     assert "type: ignore" not in code
     compile(code, "<shipped>", "exec")
+    commented = "def f(a: int,\n      b: int) -> int:\n    # opens the body\n    return a\n\n\n"
+    commented += "def g(a: int) -> int:\n    # kept\n    return a\n"
+    want = "def f(a, b):\n    # opens the body\n    return a\n\n\ndef g(a):\n    # kept\n    return a\n"
+    assert shipping.strip_hints(commented) == want  # a comment opening the body is no part of the signature
 
 
 def test_python_script_runs_with_its_imports() -> None:

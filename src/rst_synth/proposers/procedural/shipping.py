@@ -159,6 +159,8 @@ def _rejoin(code: str) -> str:
         key=lambda n: -n.lineno,
     ):
         body = node.body[0].lineno
+        while body - node.lineno > 1 and lines[body - 2].strip()[:1] in ("#", ""):
+            body -= 1  # a comment opening the body stays where it is
         if body - node.lineno <= 1:
             continue
         head = "".join(lines[node.lineno - 1 : body - 1])

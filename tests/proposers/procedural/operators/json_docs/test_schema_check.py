@@ -7,21 +7,18 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.json_docs.schema import SCHEMA_PY
+from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check as shipped
 from tests.proposers.local_steps import failed, outcomes
 from tests.proposers.procedural.operators.json_docs.test_merge_patch_tool import PARENT_SOLVE, SUMMARY
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
 NAME = "json-schema-check"
-REF: dict[str, Any] = {"json": json}
-exec(SCHEMA_PY, REF)
 PAGE = {"page": 2, "next_page": None, "data": [{"id": "A", "qty": 2, "tags": ["x"]}, {"id": "B", "qty": 2.5}]}
 
 
@@ -53,7 +50,7 @@ def test_applies_to_nested_documents_once_per_folder_of_inputs() -> None:
 
 
 def test_reference_schema_and_errors() -> None:
-    derive, lines = REF["derive"], REF["lines"]
+    derive, lines = shipped.derive, shipped.lines
     schema = derive(PAGE)
     assert schema["required"] == ["data", "next_page", "page"] and schema["additionalProperties"] is False
     assert schema["properties"]["next_page"] == {"type": "null"}

@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,6 +19,7 @@ from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.sqlite import delta_feed, index_plan
 from rst_synth.proposers.procedural.operators.sqlite.delta_merge import feed_tables
 from rst_synth.proposers.procedural.operators.sqlite.migration_tool import migration_choices
+from rst_synth.proposers.procedural.operators.sqlite.shipped import delta_merge as shipped_merge
 from tests.proposers.local_steps import failed, outcomes
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
@@ -122,9 +122,7 @@ def test_feed_covers_every_rule() -> None:
     table = delta_feed.FeedTable("t", ["id", "a", "b"], {"id": "INTEGER", "a": "TEXT", "b": "REAL"}, 40)
 
     records, as_of = delta_feed.feed_events(table, random.Random(1), datetime.datetime(2026, 3, 5, tzinfo=datetime.UTC))
-    space: dict[str, Any] = {"datetime": datetime}
-    exec(delta_feed.MERGE_PY, space)
-    instant = space["instant"]
+    instant = shipped_merge.instant
     stale = [r for r in records if instant(r["ts"]) <= instant(as_of)]
     assert len(stale) == 4 and any(r["op"] == "delete" for r in stale)
     stamps = [r["ts"] for r in records]

@@ -11,36 +11,21 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.json_docs.shipped import key_inventory, numeric_summary, records_count_by
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import (
     MAX_TEXT_BYTES,
-    SAME_TEXT,
     complete_sample,
     data_artifact,
-    function,
     text_artifact,
 )
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 class JsonOperator(Operator):
     kinds = (Kind.JSON,)
     tools = ("python3",)
-
-
-KEYS_PY = """
-def key_paths(value, prefix="", found=None):
-    found = set() if found is None else found
-    if isinstance(value, dict):
-        for key, item in value.items():
-            path = f"{prefix}.{key}" if prefix else key
-            found.add(path)
-            key_paths(item, path, found)
-    elif isinstance(value, list):
-        for item in value:
-            key_paths(item, prefix + "[]", found)
-    return found
-"""
 
 
 @register
@@ -57,20 +42,9 @@ class JsonKeyInventory(JsonOperator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "key_paths", "txt")
-        solution = f"""python3 - <<'PY'
-import json, pathlib
-{KEYS_PY}
-doc = json.loads(pathlib.Path({artifact.path!r}).read_text(encoding="utf-8"))
-pathlib.Path({out!r}).write_text("".join(p + "\\n" for p in sorted(key_paths(doc))), encoding="utf-8")
-PY"""
-        tests = f"""
-SRC, OUT = {artifact.path!r}, {out!r}
-{KEYS_PY}{SAME_TEXT}
-
-def test_{ctx.tag}_sorted_key_paths():
-    doc = json.loads(pathlib.Path(SRC).read_text(encoding="utf-8"))
-    assert_same_text(OUT, "".join(p + "\\n" for p in sorted(key_paths(doc))))
-"""
+        params = {"SRC": artifact.path, "OUT": out}
+        solution = python_script(render(key_inventory, ["write_key_paths"], **params), "write_key_paths()")
+        tests = render(key_inventory, ["test_sorted_key_paths"], tag=ctx.tag, **params)
         instruction = (
             f"Then list every key path of the JSON document `{artifact.path}` in `{out}`, one per line, each "
             "distinct path once, sorted in ascending code-point order (the byte order of `LC_ALL=C sort`). The path "
@@ -80,8 +54,7 @@ def test_{ctx.tag}_sorted_key_paths():
             "`items[].key`). Only keys are listed, never array elements themselves."
         )
         text = complete_sample(artifact)
-        key_paths = function(KEYS_PY, "key_paths")
-        known = None if text is None else "".join(p + "\n" for p in sorted(key_paths(json.loads(text))))
+        known = None if text is None else "".join(p + "\n" for p in sorted(key_inventory.key_paths(json.loads(text))))
         produced = text_artifact(out, known, len(artifact.details["keys"]))
         return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
@@ -116,32 +89,9 @@ class JsonRecordsCountBy(JsonOperator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         key = ctx.rng.choice(_count_keys(artifact))
         out = ctx.output_path(artifact, f"count_by_{slug(key)}", "csv")
-        args = f"{artifact.path!r}, {key!r}"
-        core = """
-def counted(path, key):
-    records = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-    counts = collections.Counter(record[key] for record in records)
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-"""
-        solution = f"""python3 - <<'PY'
-import collections, csv, json, pathlib
-{core}
-with open({out!r}, "w", newline="", encoding="utf-8") as f:
-    writer = csv.writer(f)
-    writer.writerow(["value", "count"])
-    writer.writerows(counted({args}))
-PY"""
-        tests = f"""
-SRC, KEY, OUT = {args}, {out!r}
-{core}
-
-def test_{ctx.tag}_counts_per_value():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.reader(f) if r]
-    assert rows[0] == ["value", "count"]
-    assert all(len(r) == 2 and re.fullmatch(r"\\d+", r[1]) for r in rows[1:]), rows[:5]
-    assert [(r[0], int(r[1])) for r in rows[1:]] == counted(SRC, KEY)
-"""
+        params = {"SRC": artifact.path, "KEY": key, "OUT": out}
+        solution = python_script(render(records_count_by, ["write_counts"], **params), "write_counts()")
+        tests = render(records_count_by, ["test_counts_per_value"], tag=ctx.tag, **params)
         instruction = (
             f"Next, count the records of the JSON array `{artifact.path}` by their `{key}` value and write "
             f"`{out}`: a comma-separated CSV file with the header `value,count`, then one row per distinct `{key}` "
@@ -166,7 +116,7 @@ def test_{ctx.tag}_counts_per_value():
         return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
 
-SUMMARY_KEYS = ["count", "max", "mean", "min", "sum"]
+SUMMARY_KEYS = numeric_summary.SUMMARY_KEYS
 
 
 @register
@@ -190,32 +140,9 @@ class JsonNumericSummary(JsonOperator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         key = ctx.rng.choice(sorted(csv_fitting(artifact, Use.SUM)))
         out = ctx.output_path(artifact, f"{slug(key)}_summary", "json")
-        args = f"{artifact.path!r}, {key!r}"
-        solution = f"""python3 - <<'PY'
-import json, pathlib
-src, key = {args}
-values = [rec[key] for rec in json.loads(pathlib.Path(src).read_text(encoding="utf-8"))]
-total = sum(values)
-stats = {{"min": min(values), "max": max(values), "sum": total, "mean": total / len(values)}}
-result = {{"count": len(values), **{{name: round(v, 3) for name, v in stats.items()}}}}
-pathlib.Path({out!r}).write_text(json.dumps(result, indent=2) + "\\n")
-PY"""
-        tests = f"""
-SRC, KEY, OUT = {args}, {out!r}
-
-
-def test_{ctx.tag}_summary_of_key():
-    values = [rec[KEY] for rec in json.loads(pathlib.Path(SRC).read_text(encoding="utf-8"))]
-    want = {{"min": min(values), "max": max(values), "sum": sum(values), "mean": sum(values) / len(values)}}
-    got = json.loads(pathlib.Path(OUT).read_text())
-    assert sorted(got) == {SUMMARY_KEYS!r}
-    assert got["count"] == len(values) and not isinstance(got["count"], bool)
-    for name, exact in want.items():
-        value = got[name]
-        assert isinstance(value, (int, float)) and not isinstance(value, bool), name
-        assert abs(value - exact) <= 0.0005 + 1e-9 * abs(exact), (name, value, exact)
-        assert abs(value * 1000 - round(value * 1000)) <= 1e-6 * max(1.0, abs(value * 1000)), (name, value)
-"""
+        params = {"SRC": artifact.path, "KEY": key, "OUT": out}
+        solution = python_script(render(numeric_summary, ["write_summary"], **params), "write_summary()")
+        tests = render(numeric_summary, ["test_summary_of_key"], tag=ctx.tag, **params)
         instruction = (
             f"Then summarise the numeric `{key}` field over all records of the JSON array `{artifact.path}` and "
             f"write `{out}`: a JSON object with exactly the keys `count` (the number of records), `min`, `max`, "

@@ -10,9 +10,13 @@ from typing import Any
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.json_docs.merge_patch import FRESH_PY, PATCH_PY, new_version, reference
+from rst_synth.proposers.procedural.operators.json_docs.merge_patch import new_version, reference
+from rst_synth.proposers.procedural.operators.json_docs.schema_check import python_tool
+from rst_synth.proposers.procedural.operators.json_docs.shipped import merge_patch_tool
+from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, plant, planted_dir, stem_of, tool_path
+from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of, tool_path
+from rst_synth.proposers.procedural.shipping import render
 from rst_synth.validator.degenerate import degenerate_reason
 
 MIN_MEMBERS = 3
@@ -32,71 +36,13 @@ def whole_object(artifact: Artifact) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and len(doc) >= MIN_MEMBERS else None
 
 
-TESTS_PY = """
-{run_tool}
-
-def load(path):
-    return json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-
-
-def tool(*args, tmp_path, docs=()):
-    paths = []
-    for n, doc in enumerate(docs):
-        path = tmp_path / f"doc{{n}}.json"
-        path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-        paths.append(path)
-    return run_tool(TOOL, *args, *paths)
-
-
-def test_{tag}_patch_to_the_new_version():
-    old, new, patch = load(SRC), load(NEW), load(PATCH)
-    assert same(patch, diff(old, new))
-    assert same(apply(old, patch), new)
-
-
-def test_{tag}_tool_diff_gives_the_smallest_patch(tmp_path):
-    for old, new in pairs(SEED, 6) + EDGE_PAIRS:
-        done = tool("diff", tmp_path=tmp_path, docs=(old, new))
-        assert done.returncode == 0, (old, new, done.stderr[-300:])
-        got = json.loads(done.stdout.decode("utf-8"))
-        assert same(got, diff(old, new)) and same(apply(old, got), new), (old, new, got)
-
-
-def test_{tag}_tool_diff_refuses_what_no_patch_expresses(tmp_path):
-    rng = random.Random(SEED + 1)
-    for old, _ in pairs(SEED + 1, 4):
-        new = nulled(rng, old)
-        done = tool("diff", tmp_path=tmp_path, docs=(old, new))
-        assert done.returncode == 3 and done.stdout == b"", (old, new)
-
-
-def test_{tag}_tool_apply(tmp_path):
-    rng = random.Random(SEED + 2)
-    cases = [(old, diff(old, new)) for old, new in pairs(SEED + 2, 5)]
-    cases += [(fresh(rng), fresh(rng)) for _ in range(3)]
-    cases += [
-        ({{"a": 1, "b": {{"c": 2}}}}, {{"b": {{"c": None, "d": None}}, "e": None, "f": {{"g": None, "h": [None]}}}}),
-        ([1, 2], {{"a": {{"b": None}}}}),
-        ({{"a": 1}}, None),
-        ({{"a": [1, {{"b": 2}}]}}, {{"a": {{"b": 3}}}}),
-    ]
-    for doc, patch in cases:
-        done = tool("apply", tmp_path=tmp_path, docs=(doc, patch))
-        assert done.returncode == 0, (doc, patch, done.stderr[-300:])
-        assert same(json.loads(done.stdout.decode("utf-8")), apply(doc, patch)), (doc, patch)
-
-
-def test_{tag}_tool_rejects_what_is_not_json(tmp_path):
-    good = tmp_path / "good.json"
-    good.write_text('{{"a": 1}}', encoding="utf-8")
-    for text in ('{{"a": 1', "", "{{'a': 1}}"):
-        bad = tmp_path / "bad.json"
-        bad.write_text(text, encoding="utf-8")
-        for args in (("diff", good, bad), ("apply", bad, good)):
-            done = run_tool(TOOL, *args)
-            assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), (text, args)
-    assert run_tool(TOOL, "apply", good, tmp_path / "missing.json").returncode == 2
-"""
+TESTS = [
+    "test_patch_to_the_new_version",
+    "test_tool_diff_gives_the_smallest_patch",
+    "test_tool_diff_refuses_what_no_patch_expresses",
+    "test_tool_apply",
+    "test_tool_rejects_what_is_not_json",
+]
 
 
 @register
@@ -126,49 +72,13 @@ class JsonMergePatchTool(Operator):
         planted = f"{planted_dir(ctx)}/{stem_of(artifact)}_v2.json"
         patch = ctx.output_path(artifact, "merge_patch", "json")
         seed = ctx.rng.randrange(10**6)
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import json, sys
-{PATCH_PY.strip()}
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        print(f"{{path}}: {{exc}}", file=sys.stderr)
-        sys.exit(2)
-
-
-def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("diff", "apply"):
-        print("usage: merge_patch diff OLD NEW | apply DOC PATCH", file=sys.stderr)
-        return 2
-    first, second = load(sys.argv[2]), load(sys.argv[3])
-    if sys.argv[1] == "apply":
-        result = apply(first, second)
-    else:
-        try:
-            result = diff(first, second)
-        except NotRepresentable:
-            print("no merge patch expresses this change (a member set to null)", file=sys.stderr)
-            return 3
-    print(json.dumps(result, ensure_ascii=False, indent=2))
-    return 0
-
-
-sys.exit(main())
-PY
-chmod 0755 {q(tool)}
-{q(tool)} diff {q(artifact.path)} {q(planted)} > {q(patch)}"""
-        tests = (
-            f"SRC, NEW, PATCH, TOOL, SEED = {artifact.path!r}, {planted!r}, {patch!r}, {tool!r}, {seed}\n"
-            + PATCH_PY
-            + FRESH_PY
-            + TESTS_PY.format(tag=ctx.tag, run_tool=RUN_TOOL)
+        tool_text = python_tool(tool, render(merge_patch_tool, ["main"]), "sys.exit(main())")
+        solution = (
+            f"mkdir -p {q(tool.rsplit('/', 1)[0])}\n{tool_text}\n"
+            f"{q(tool)} diff {q(artifact.path)} {q(planted)} > {q(patch)}"
         )
+        params = {"SRC": artifact.path, "NEW": planted, "PATCH": patch, "TOOL": tool, "SEED": seed}
+        tests = render(testkit, ["run_tool"]) + "\n\n" + render(merge_patch_tool, TESTS, tag=ctx.tag, **params)
         instruction = (
             f"Next, upstream sent a new version of `{artifact.path}`: `{planted}`. Write a JSON merge patch tool "
             f"(RFC 7386), `{tool}` (an executable file with a `#!` line), with two commands. `{tool} apply DOC "

@@ -7,61 +7,27 @@ from __future__ import annotations
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.json_docs.schema import SCHEMA_PY, VARIANTS_PY
+from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check
+from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, tool_path
+from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_BYTES = 1024 * 1024
 """Larger documents are not read whole by the tests."""
 
-TESTS_PY = r"""
-{run_tool}
-
-def check(tmp_path, name, schema, doc):
-    schema_file, doc_file = tmp_path / (name + ".schema.json"), tmp_path / (name + ".json")
-    schema_file.write_text(json.dumps(schema, ensure_ascii=False), encoding="utf-8")
-    doc_file.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    done = run_tool(TOOL, schema_file, doc_file)
-    want = lines(schema, doc)
-    assert done.stdout.decode("utf-8").splitlines() == want, (name, doc)
-    assert done.returncode == (0 if want == ["ok"] else 1), (name, done.stderr[-300:])
+TESTS = [
+    "test_schema_of_the_document",
+    "test_validator_on_the_document_and_edited_copies",
+    "test_validator_on_documents_of_other_shapes",
+    "test_validator_rejects_what_is_not_json",
+]
 
 
-def document():
-    return json.loads(pathlib.Path(SRC).read_text(encoding="utf-8"))
-
-
-def test_{tag}_schema_of_the_document():
-    assert json.loads(pathlib.Path(SCHEMA).read_text(encoding="utf-8")) == derive(document())
-
-
-def test_{tag}_validator_on_the_document_and_edited_copies(tmp_path):
-    doc = document()
-    schema = derive(doc)
-    done = run_tool(TOOL, SCHEMA, SRC)
-    assert (done.returncode, done.stdout.decode("utf-8").splitlines()) == (0, ["ok"])
-    for n, variant in enumerate(variants(doc, SEED, 6)):
-        check(tmp_path, f"variant{{n}}", schema, variant)
-
-
-def test_{tag}_validator_on_documents_of_other_shapes(tmp_path):
-    rng = random.Random(SEED + 1)
-    for n in range(5):
-        doc = {{k: fresh(rng) for k in rng.sample(KEYS, 3)}}
-        schema = derive(doc)
-        for m, variant in enumerate([doc, *variants(doc, SEED + n, 1)]):
-            check(tmp_path, f"fresh{{n}}_{{m}}", schema, variant)
-    merged = derive([{{"a": 1, "b": "x"}}, {{"a": 2.5, "c": None}}, {{"a": 3, "b": None}}])
-    check(tmp_path, "merged", merged, [{{"a": 1.0}}, {{"a": "1", "b": 2, "d": 0}}, {{"c": {{"x": 1}}}}, 5])
-
-
-def test_{tag}_validator_rejects_what_is_not_json(tmp_path):
-    bad = tmp_path / "bad.json"
-    bad.write_text('{{"a": 1', encoding="utf-8")
-    for args in ((SCHEMA, bad), (bad, SRC), (SCHEMA, tmp_path / "missing.json")):
-        done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
-"""
+def python_tool(path: str, code: str, call: str) -> str:
+    """Bash that writes shipped code to `path` as an executable python3 script: its imports, then `call`."""
+    script = python_script(code, call).removeprefix("python3 - <<'PY'\n")
+    return f"cat > {q(path)} <<'PY'\n#!/usr/bin/env python3\n{script}\nchmod 0755 {q(path)}"
 
 
 @register
@@ -87,49 +53,17 @@ class JsonSchemaCheck(Operator):
         tool = tool_path(ctx, artifact, "validate")
         schema = ctx.output_path(artifact, "schema", "json")
         seed = ctx.rng.randrange(10**6)
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(schema.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import json, sys
-{SCHEMA_PY.strip()}
-
-
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        print(f"{{path}}: {{exc}}", file=sys.stderr)
-        sys.exit(2)
-
-
-if len(sys.argv) != 3:
-    print("usage: validate SCHEMA DOCUMENT", file=sys.stderr)
-    sys.exit(2)
-schema, document = load(sys.argv[1]), load(sys.argv[2])
-found = lines(schema, document)
-print("\\n".join(found))
-sys.exit(0 if found == ["ok"] else 1)
-PY
-chmod 0755 {q(tool)}
-python3 - <<'PY'
-import json
-{SCHEMA_PY.strip()}
-
-
-with open({artifact.path!r}, encoding="utf-8") as f:
-    schema = derive(json.load(f))
-with open({schema!r}, "w", encoding="utf-8") as f:
-    json.dump(schema, f, ensure_ascii=False, indent=2)
-    f.write("\\n")
-PY
-{q(tool)} {q(schema)} {q(artifact.path)}"""
-        tests = (
-            f"SRC, SCHEMA, TOOL, SEED = {artifact.path!r}, {schema!r}, {tool!r}, {seed}\n"
-            + SCHEMA_PY
-            + VARIANTS_PY
-            + TESTS_PY.format(tag=ctx.tag, run_tool=RUN_TOOL)
+        params: dict[str, object] = {"SRC": artifact.path, "SCHEMA": schema, "TOOL": tool, "SEED": seed}
+        write = python_script(
+            render(schema_check, ["write_schema"], SRC=artifact.path, SCHEMA=schema), "write_schema()"
         )
+        solution = (
+            f"mkdir -p {q(tool.rsplit('/', 1)[0])} {q(schema.rsplit('/', 1)[0])}\n"
+            f"{python_tool(tool, render(schema_check, ['main']), 'main()')}\n"
+            f"{write}\n"
+            f"{q(tool)} {q(schema)} {q(artifact.path)}"
+        )
+        tests = render(testkit, ["run_tool"]) + "\n\n" + render(schema_check, TESTS, tag=ctx.tag, **params)
         instruction = (
             f"Next, write down the contract of `{artifact.path}` as a JSON Schema and a validator for it. The "
             f"schema, `{schema}`, is the one the document implies, by these rules: a value's type is `null`, "

@@ -11,6 +11,8 @@ from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, s
 from rst_synth.proposers.procedural.operators.kit.roles import affinity, csv_columns, is_data
 from rst_synth.proposers.procedural.operators.kit.tables import NON_FINITE, csv_ok, full_body
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
+from rst_synth.proposers.procedural.operators.sqlite.shipped import csv_to_sqlite
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 INT_TEXT = re.compile(r"[-+]?\d{1,18}")
 
@@ -52,46 +54,9 @@ class CsvToSqlite(Operator):
             else:
                 types[h] = "REAL"
         out = ctx.output_path(artifact, "db", "sqlite")
-        args = f"{artifact.path!r}, {d['delimiter']!r}, {table!r}, {types!r}"
-        solution = f"""python3 - <<'PY'
-import csv, sqlite3
-src, delim, table, types = {args}
-cast = {{"INTEGER": lambda v: int(v.strip()), "REAL": float, "TEXT": str}}
-with open(src, newline="") as f:
-    reader = csv.reader(f, delimiter=delim)
-    header = next(reader)
-    rows = [[cast[types[h]](v) for h, v in zip(header, r)] for r in reader if r]
-con = sqlite3.connect({out!r})
-con.execute(f'CREATE TABLE "{{table}}" (' + ", ".join(f'"{{h}}" {{types[h]}}' for h in header) + ")")
-con.executemany(f'INSERT INTO "{{table}}" VALUES (' + ", ".join("?" for _ in header) + ")", rows)
-con.commit()
-con.close()
-PY"""
-        tests = f"""
-SRC, DELIM, TABLE, TYPES, OUT = {args}, {out!r}
-
-
-def test_{ctx.tag}_csv_loaded_into_sqlite():
-    assert pathlib.Path(OUT).is_file()
-    with open(SRC, newline="") as f:
-        reader = csv.reader(f, delimiter=DELIM)
-        header, body = next(reader), [row for row in reader if row]
-    con = sqlite3.connect(OUT)
-    info = con.execute(f'PRAGMA table_info("{{TABLE}}")').fetchall()
-    assert [(c[1], c[2].upper()) for c in info] == [(h, TYPES[h]) for h in header]
-    quoted = ", ".join(f'"{{h}}"' for h in header)
-    stored = con.execute(f'SELECT {{quoted}} FROM "{{TABLE}}" ORDER BY rowid').fetchall()
-    con.close()
-    assert len(stored) == len(body)
-    for got, row in zip(stored, body):
-        for h, value, text in zip(header, got, row):
-            if TYPES[h] == "TEXT":
-                assert value == text, (h, value, text)
-            elif TYPES[h] == "INTEGER":
-                assert isinstance(value, int) and value == int(text.strip()), (h, value, text)
-            else:
-                assert isinstance(value, (int, float)) and abs(value - float(text)) <= 1e-9 * max(1.0, abs(value))
-"""
+        params = {"SRC": artifact.path, "DELIM": d["delimiter"], "TABLE": table, "TYPES": types, "OUT": out}
+        solution = python_script(render(csv_to_sqlite, ["load_table"], **params), "load_table()")
+        tests = render(csv_to_sqlite, ["test_csv_loaded_into_sqlite"], tag=ctx.tag, **params)
         columns = ", ".join(f"`{h}` {types[h]}" for h in header)
         instruction = (
             f"Next, load `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, with a header row) into a new "

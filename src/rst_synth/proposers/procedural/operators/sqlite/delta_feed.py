@@ -3,7 +3,8 @@
 A feed is JSON Lines: one change event per line, `{"seq", "ts", "op", "id", "data"}`. The events
 arrive out of order, with timestamps written in several UTC offsets, some older than the snapshot the
 database already holds, some for rows deleted in the meantime: merging them needs the rules, not one
-UPDATE per line. `MERGE_PY` is the reference the solution runs and the tests recompute with.
+UPDATE per line. `shipped/delta_merge.py` holds the rules (`merged_rows`): the reference the solution runs
+and the tests recompute with.
 """
 
 from __future__ import annotations
@@ -14,30 +15,6 @@ import random
 from dataclasses import dataclass
 
 from rst_synth.proposers.procedural.operators.kit.roles import affinity
-
-MERGE_PY = r"""
-def instant(text):
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(datetime.timezone.utc)
-
-
-def merged_rows(columns, rows, events, key, as_of):
-    # rows: lists in column order; events: dicts of the feed. Returns the rows after the merge.
-    k = columns.index(key)
-    table = [list(row) for row in rows]
-    cutoff = instant(as_of)
-    live = [e for e in events if instant(e["ts"]) > cutoff]
-    for event in sorted(live, key=lambda e: (instant(e["ts"]), e["seq"])):
-        hits = [row for row in table if row[k] == event["id"]]
-        if event["op"] == "delete":
-            table = [row for row in table if row[k] != event["id"]]
-        elif hits:
-            for row in hits:
-                for name, value in event["data"].items():
-                    row[columns.index(name)] = value
-        elif set(event["data"]) == set(columns) - {key}:
-            table.append([event["id"] if c == key else event["data"][c] for c in columns])
-    return table
-"""
 
 OFFSETS = ((0, "Z"), (120, "+02:00"), (-300, "-05:00"), (330, "+05:30"), (-60, "-01:00"))
 

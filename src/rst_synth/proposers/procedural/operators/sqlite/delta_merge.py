@@ -14,18 +14,15 @@ from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.roles import affinity
 from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of
-from rst_synth.proposers.procedural.operators.sqlite.delta_feed import MERGE_PY, FeedTable, feed_events, feed_text
+from rst_synth.proposers.procedural.operators.sqlite.delta_feed import FeedTable, feed_events, feed_text
+from rst_synth.proposers.procedural.operators.sqlite.shipped import database_copy, delta_merge
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 MIN_ROWS = 6
 """A feed needs a dozen events on distinct rows of the table, two to a row at most."""
 
-COPY_PY = """
-def copy_database(src, dst):
-    source, target = sqlite3.connect(f"file:{src}?mode=ro", uri=True), sqlite3.connect(dst)
-    source.backup(target)
-    source.close()
-    target.close()
-"""
+COPY_PY = render(database_copy, ["copy_database"])
+"""A database copied through the backup API (`migration-tool`'s solution ships it as a string)."""
 
 
 def has_lookup_triggers(artifact: Artifact) -> bool:
@@ -75,65 +72,11 @@ class SqliteDeltaMerge(Operator):
         records, as_of = feed_events(table, ctx.rng, start)
         feed = f"{planted_dir(ctx)}/{stem_of(artifact)}_{table.name}_changes.jsonl"
         out = ctx.output_path(artifact, "merged", "db")
-        args = f"{artifact.path!r}, {feed!r}, {table.name!r}, {table.key!r}, {as_of!r}"
-        solution = f"""python3 - <<'PY'
-import datetime, json, sqlite3
-{MERGE_PY}
-src, feed, table, key, as_of = {args}
-source = sqlite3.connect(f"file:{{src}}?mode=ro", uri=True)
-schema = source.execute(
-    "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type = 'index', name", (table,)
-).fetchall()
-columns = [c[1] for c in source.execute(f'PRAGMA table_info("{{table}}")')]
-rows = source.execute(f'SELECT * FROM "{{table}}"').fetchall()
-source.close()
-with open(feed, encoding="utf-8") as f:
-    events = [json.loads(line) for line in f if line.strip()]
-db = sqlite3.connect({out!r})
-for (statement,) in schema:
-    db.execute(statement)
-marks = ", ".join("?" for _ in columns)
-db.executemany(f'INSERT INTO "{{table}}" VALUES ({{marks}})', merged_rows(columns, rows, events, key, as_of))
-db.commit()
-db.close()
-PY"""
-        tests = f"""
-SRC, FEED, TABLE, KEY, AS_OF = {args}
-OUT = {out!r}
-{MERGE_PY}
-
-def rows_of(path, table):
-    con = sqlite3.connect(f"file:{{path}}?mode=ro", uri=True)
-    columns = [c[1] for c in con.execute(f'PRAGMA table_info("{{table}}")')]
-    rows = con.execute(f'SELECT * FROM "{{table}}"').fetchall()
-    con.close()
-    return columns, rows
-
-
-def ordered(rows):
-    return sorted((list(r) for r in rows), key=lambda r: [(v is None, type(v).__name__, v) for v in r])
-
-
-def test_{ctx.tag}_feed_merged_by_the_rules():
-    events = [json.loads(line) for line in pathlib.Path(FEED).read_text(encoding="utf-8").splitlines() if line]
-    columns, source = rows_of(SRC, TABLE)
-    got_columns, got = rows_of(OUT, TABLE)
-    assert got_columns == columns
-    want = merged_rows(columns, source, events, KEY, AS_OF)
-    assert ordered(got) == ordered(want)
-    assert ordered(want) != ordered(source)
-
-
-def test_{ctx.tag}_only_the_table_with_its_schema():
-    query = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name = ? ORDER BY type, name"
-    con = sqlite3.connect(f"file:{{SRC}}?mode=ro", uri=True)
-    schema = con.execute(query, (TABLE,)).fetchall()
-    con.close()
-    new = sqlite3.connect(f"file:{{OUT}}?mode=ro", uri=True)
-    assert new.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall() == schema
-    assert new.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    new.close()
-"""
+        params = {"SRC": artifact.path, "FEED": feed, "TABLE": table.name, "KEY": table.key, "AS_OF": as_of, "OUT": out}
+        solution = python_script(render(delta_merge, ["merge_feed"], **params), "merge_feed()")
+        tests = render(
+            delta_merge, ["test_feed_merged_by_the_rules", "test_only_the_table_with_its_schema"], tag=ctx.tag, **params
+        )
         instruction = (
             f"Next, the changes made to table `{table.name}` of `{artifact.path}` since its snapshot arrived as a "
             f"delta feed, `{feed}`: JSON Lines, one event per line, each an object with `seq` (a unique integer), "

@@ -11,7 +11,8 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of
-from rst_synth.proposers.procedural.operators.sqlite.delta_merge import COPY_PY
+from rst_synth.proposers.procedural.operators.sqlite.shipped import database_copy, index_plan
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 MIN_ROWS = 20
 MAX_INDEXES = 2
@@ -19,6 +20,11 @@ EQUALITY = frozenset({Role.CATEGORY, Role.CODE, Role.FLAG, Role.IDENTIFIER})
 """Roles of the columns a query looks rows up by."""
 RANGE = frozenset({Role.ADDITIVE, Role.INTENSIVE, Role.TIME})
 """Roles of the columns a query takes a range of, and sorts by."""
+TESTS = [
+    "test_no_query_scans_or_sorts",
+    "test_only_indexes_added_results_unchanged",
+    "test_script_rebuilds_the_indexes",
+]
 
 
 def index_choices(artifact: Artifact) -> list[tuple[str, str, str, str]]:
@@ -48,54 +54,6 @@ def queries(table: str, x: str, y: str, z: str) -> list[str]:
         f'SELECT "{x}", "{y}" FROM "{table}" WHERE "{z}" = ?',
         f'SELECT COUNT(*) FROM "{table}" WHERE "{z}" = ? AND "{x}" = ?',
     ]
-
-
-PLANS_PY = """
-def params(row):
-    x, y, z = row
-    return [(x,), (x, y), (z,), (z, x)]
-
-
-def samples(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    rows = db.execute(
-        f'SELECT "{X}", "{Y}", "{Z}" FROM "{TABLE}" WHERE "{X}" IS NOT NULL AND "{Y}" IS NOT NULL '
-        f'AND "{Z}" IS NOT NULL ORDER BY rowid').fetchall()
-    db.close()
-    return [rows[0], rows[len(rows) // 2], rows[-1]]
-
-
-def results(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    out = []
-    for row in samples(SRC):
-        for query, bound in zip(QUERIES, params(row)):
-            got = db.execute(query, bound).fetchall()
-            out.append(got if "ORDER BY" in query else sorted(got, key=repr))
-    db.close()
-    return out
-
-
-def bad_steps(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    found = []
-    for query, bound in zip(QUERIES, params(samples(SRC)[0])):
-        for detail in (r[-1] for r in db.execute("EXPLAIN QUERY PLAN " + query, bound)):
-            words = detail.replace("SCAN TABLE", "SCAN").split()
-            if words[:2] == ["SCAN", TABLE] or "TEMP B-TREE" in detail:
-                found.append((query, detail))
-    db.close()
-    return found
-
-
-def schema(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    entries = set(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
-    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    data = {t: sorted(db.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
-    db.close()
-    return entries, data
-"""
 
 
 @register
@@ -131,47 +89,13 @@ class SqliteIndexPlan(Operator):
             f'CREATE INDEX "{table}_{x}_{y}_idx" ON "{table}" ("{x}", "{y}");',
             f'CREATE INDEX "{table}_{z}_{x}_idx" ON "{table}" ("{z}", "{x}");',
         ]
-        solution = f"""cat > {q(script)} <<'SQL'
-{chr(10).join(statements)}
-SQL
-python3 - <<'PY'
-import pathlib, sqlite3
-{COPY_PY}
-copy_database({artifact.path!r}, {out!r})
-db = sqlite3.connect({out!r})
-db.executescript(pathlib.Path({script!r}).read_text())
-db.close()
-PY"""
-        tests = f"""
-SRC, OUT, SCRIPT, TABLE, X, Y, Z = {artifact.path!r}, {out!r}, {script!r}, {table!r}, {x!r}, {y!r}, {z!r}
-QUERIES = {planned!r}
-MAX_INDEXES = {MAX_INDEXES}
-{COPY_PY}{PLANS_PY}
-
-def test_{ctx.tag}_no_query_scans_or_sorts():
-    assert bad_steps(OUT) == []
-
-
-def test_{ctx.tag}_only_indexes_added_results_unchanged():
-    old, old_data = schema(SRC)
-    new, data = schema(OUT)
-    added = new - old
-    assert old <= new and data == old_data
-    assert 1 <= len(added) <= MAX_INDEXES and all(e[0] == "index" and e[2] == TABLE for e in added), added
-    assert results(OUT) == results(SRC)
-
-
-def test_{ctx.tag}_script_rebuilds_the_indexes(tmp_path):
-    text = pathlib.Path(SCRIPT).read_text(encoding="utf-8")
-    assert text.upper().count("CREATE") == text.upper().count("CREATE INDEX") >= 1
-    fresh = tmp_path / "fresh.db"
-    copy_database(SRC, fresh)
-    db = sqlite3.connect(fresh)
-    db.executescript(text)
-    db.close()
-    assert schema(fresh) == schema(OUT)
-    assert bad_steps(fresh) == []
-"""
+        params: dict[str, object] = {"SRC": artifact.path, "OUT": out, "SCRIPT": script, "TABLE": table, "X": x, "Y": y}
+        params |= {"Z": z, "QUERIES": planned, "MAX_INDEXES": MAX_INDEXES}
+        copy = render(database_copy, ["copy_database"])  # a definition of its own module, shipped first
+        apply = render(index_plan, ["apply_indexes"], SRC=artifact.path, OUT=out, SCRIPT=script)
+        apply = python_script(copy + "\n\n" + apply, "apply_indexes()")
+        solution = f"cat > {q(script)} <<'SQL'\n{chr(10).join(statements)}\nSQL\n{apply}"
+        tests = copy + "\n\n" + render(index_plan, TESTS, tag=ctx.tag, **params)
         instruction = (
             f"Next, the queries in `{planted}` (one per `-- query N` comment, `?` for the parameters) are to run "
             f"often on `{artifact.path}`, and table `{table}` will grow. Choose at most {MAX_INDEXES} new "

@@ -10,6 +10,8 @@ from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import affinity, table_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import plain_names, sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
+from rst_synth.proposers.procedural.operators.sqlite.shipped import summary_table, table_to_csv
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 @register
@@ -33,41 +35,9 @@ class SqliteTableToCsv(Operator):
         query = (
             f'SELECT {", ".join(chr(34) + c + chr(34) for c in columns)} FROM "{table}" ORDER BY "{columns[0]}", rowid'
         )
-        args = f"{artifact.path!r}, {query!r}"
-        solution = f"""python3 - <<'PY'
-import csv, sqlite3
-src, query = {args}
-con = sqlite3.connect(src)
-cursor = con.execute(query)
-with open({out!r}, "w", newline="") as f:
-    writer = csv.writer(f)
-    writer.writerow([c[0] for c in cursor.description])
-    writer.writerows(["" if v is None else v for v in row] for row in cursor)
-con.close()
-PY"""
-        tests = f"""
-SRC, QUERY, COLUMNS, OUT = {args}, {columns!r}, {out!r}
-
-
-def test_{ctx.tag}_table_exported_in_order():
-    with open(OUT, newline="") as f:
-        got = list(csv.reader(f))
-    assert pathlib.Path(SRC).is_file()
-    con = sqlite3.connect(SRC)
-    want = con.execute(QUERY).fetchall()
-    con.close()
-    assert got[0] == COLUMNS
-    assert len(got) == len(want) + 1
-    for cells, row in zip(got[1:], want):
-        assert len(cells) == len(row), cells
-        for cell, value in zip(cells, row):
-            if value is None:
-                assert cell == "", (cell, row)
-            elif isinstance(value, (int, float)):
-                assert abs(float(cell) - value) <= 1e-9 * max(1.0, abs(value)), (cell, row)
-            else:
-                assert cell == value, (cell, row)
-"""
+        params = {"SRC": artifact.path, "QUERY": query, "OUT": out}
+        solution = python_script(render(table_to_csv, ["export_table"], **params), "export_table()")
+        tests = render(table_to_csv, ["test_table_exported_in_order"], tag=ctx.tag, **params, COLUMNS=columns)
         instruction = (
             f"Then export the table `{table}` of the SQLite database `{artifact.path}` to `{out}`: a comma-separated "
             f"file whose first row is the header `{','.join(columns)}` (all the table's columns, in table order), "
@@ -124,50 +94,11 @@ class SqliteAddSummaryTable(Operator):
         table, group, value = ctx.rng.choice(_summary_choices(artifact))
         summary = f"{table}_summary"
         out = ctx.output_path(artifact, "summary", "sqlite")
-        args = f"{artifact.path!r}, {table!r}, {group!r}, {value!r}, {summary!r}"
+        params = {"SRC": artifact.path, "TABLE": table, "GROUP": group, "VALUE": value, "SUMMARY": summary, "OUT": out}
         # A database of its own, not a copy of the source plus one table: the copy repeated the
         # parent's data, and a small file leaves the mutation check's middle byte in a page header.
-        solution = f"""python3 - <<'PY'
-import sqlite3
-src, table, group, value, summary = {args}
-source = sqlite3.connect(src)
-query = f'SELECT "{{group}}", COUNT(*), SUM("{{value}}") FROM "{{table}}" GROUP BY "{{group}}"'
-rows = source.execute(query).fetchall()
-source.close()
-target = sqlite3.connect({out!r})
-target.execute(f'CREATE TABLE "{{summary}}" (group_value TEXT, n INTEGER, total REAL)')
-target.executemany(f'INSERT INTO "{{summary}}" VALUES (?, ?, ?)', rows)
-target.commit()
-target.close()
-PY"""
-        tests = f"""
-SRC, TABLE, GROUP, VALUE, SUMMARY, OUT = {args}, {out!r}
-
-
-def same(a, b):
-    if a is None or b is None:
-        return a is b
-    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
-
-
-def test_{ctx.tag}_summary_database():
-    assert pathlib.Path(OUT).is_file() and pathlib.Path(SRC).is_file()
-    new, old = sqlite3.connect(OUT), sqlite3.connect(SRC)
-    tables = [r[0] for r in new.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
-    assert tables == [SUMMARY], tables
-    assert [c[1] for c in new.execute(f'PRAGMA table_info("{{SUMMARY}}")')] == ["group_value", "n", "total"]
-    got = new.execute(f'SELECT group_value, n, total FROM "{{SUMMARY}}"').fetchall()
-    want = {{g: (n, t) for g, n, t in old.execute(  # a code's value is stored as text in a TEXT column
-        f'SELECT CAST("{{GROUP}}" AS TEXT), COUNT(*), SUM("{{VALUE}}") FROM "{{TABLE}}" GROUP BY "{{GROUP}}"')}}
-    assert len(got) == len(want) and len({{g for g, _, _ in got}}) == len(got), got
-    for g, n, total in got:
-        assert g in want, g
-        assert n == want[g][0] and same(total, want[g][1]), (g, n, total, want[g])
-    names = [r[0] for r in old.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    assert SUMMARY not in names, "the source database must stay unchanged"
-    new.close()
-    old.close()
-"""
+        solution = python_script(render(summary_table, ["write_summary"], **params), "write_summary()")
+        tests = render(summary_table, ["test_summary_database"], tag=ctx.tag, **params)
         instruction = (
             f"Next, write a new SQLite database `{out}` that holds exactly one table, `{summary}`, with the "
             f"columns `group_value` (TEXT), `n` and `total`: one row per distinct `{group}` value of table `{table}` "

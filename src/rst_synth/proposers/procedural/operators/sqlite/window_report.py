@@ -11,6 +11,8 @@ from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import table_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
+from rst_synth.proposers.procedural.operators.sqlite.shipped import window_report
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 VARIANTS = ("top_per_group", "running_total", "above_average")
 
@@ -31,52 +33,6 @@ ORDER BY g, "{v}" DESC, rowid""",
 SELECT g, n AS "rows", total FROM groups WHERE total > (SELECT AVG(total) FROM groups)
 ORDER BY total DESC, g""",
 }
-
-EXPECT_PY = """
-def source_rows():
-    con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
-    rows = con.execute(
-        f'SELECT CAST("{GROUP}" AS TEXT), rowid, "{VALUE}" FROM "{TABLE}" '
-        f'WHERE "{GROUP}" IS NOT NULL AND typeof("{VALUE}") IN (\\'integer\\', \\'real\\')'
-    ).fetchall()
-    con.close()
-    return rows
-
-
-def expected():
-    groups = {}
-    for g, rowid, v in source_rows():
-        groups.setdefault(g, []).append((rowid, v))
-    out = []
-    if VARIANT == "above_average":
-        totals = {g: (len(rows), sum(v for _, v in rows)) for g, rows in groups.items()}
-        mean = sum(t for _, t in totals.values()) / len(totals) if totals else 0
-        for g, (n, total) in sorted(totals.items(), key=lambda kv: (-kv[1][1], kv[0])):
-            if total > mean + 1e-9 * max(1.0, abs(mean)):
-                out.append((g, n, total))
-        return out
-    for g in sorted(groups):
-        ordered = sorted(groups[g], key=lambda r: (-r[1], r[0]))
-        running, rank = 0, 0
-        for position, (rowid, v) in enumerate(ordered, 1):
-            running += v
-            if position == 1 or v != ordered[position - 2][1]:
-                rank = position
-            if VARIANT == "top_per_group" and rank <= TOP:
-                out.append((g, rank, rowid, v))
-            elif VARIANT == "running_total":
-                out.append((g, rowid, v, running))
-    return out
-
-
-def same(got, want):
-    assert len(got) == len(want), (len(got), len(want))
-    for a, b in zip(got, want):
-        assert len(a) == len(b) and a[0] == b[0], (a, b)
-        for x, y in zip(a[1:], b[1:]):
-            assert abs(float(x) - y) <= 1e-6 * max(1.0, abs(y)), (a, b)
-"""
-
 
 USES = {"top_per_group": Use.STATS, "running_total": Use.SUM, "above_average": Use.SUM}
 """What each report does with its value column: ranks it (a measure), or totals it (an additive one)."""
@@ -120,39 +76,11 @@ class SqliteWindowReport(Operator):
             "running_total": [group, "rowid", value, "running_total"],
             "above_average": [group, "rows", "total"],
         }[variant]
-        solution = f"""cat > {q(sql)} <<'SQL'
-{query};
-SQL
-python3 - <<'PY'
-import csv, pathlib, sqlite3
-con = sqlite3.connect({artifact.path!r})
-rows = con.execute(pathlib.Path({sql!r}).read_text()).fetchall()
-con.close()
-with open({out!r}, "w", encoding="utf-8", newline="") as f:
-    writer = csv.writer(f, lineterminator="\\n")
-    writer.writerow({header!r})
-    writer.writerows(rows)
-PY"""
-        tests = f"""
-DB, TABLE, GROUP, VALUE, VARIANT, TOP = {artifact.path!r}, {table!r}, {group!r}, {value!r}, {variant!r}, {top}
-SQL, OUT, HEADER = {sql!r}, {out!r}, {header!r}
-{EXPECT_PY}
-
-def test_{ctx.tag}_query_file_returns_the_report():
-    text = pathlib.Path(SQL).read_text(encoding="utf-8").strip().rstrip(";")
-    assert ";" not in text.replace("';'", "")
-    con = sqlite3.connect(f"file:{{DB}}?mode=ro", uri=True)
-    rows = con.execute(text).fetchall()
-    con.close()
-    same(rows, expected())
-
-
-def test_{ctx.tag}_report_csv():
-    with open(OUT, encoding="utf-8", newline="") as f:
-        got = list(csv.reader(f))
-    assert got[0] == HEADER
-    same(got[1:], expected())
-"""
+        params: dict[str, object] = {"DB": artifact.path, "TABLE": table, "GROUP": group, "VALUE": value}
+        params |= {"VARIANT": variant, "TOP": top, "SQL": sql, "OUT": out, "HEADER": header}
+        write = render(window_report, ["write_report"], DB=artifact.path, SQL=sql, OUT=out, HEADER=header)
+        solution = f"cat > {q(sql)} <<'SQL'\n{query};\nSQL\n{python_script(write, 'write_report()')}"
+        tests = render(window_report, ["test_query_file_returns_the_report", "test_report_csv"], tag=ctx.tag, **params)
         where = (
             f"rows of table `{table}` whose `{group}` is not NULL and whose `{value}` is a number (SQLite "
             f"`typeof` integer or real); `{group}` values are compared as text (`CAST(... AS TEXT)`, code-point order)"
