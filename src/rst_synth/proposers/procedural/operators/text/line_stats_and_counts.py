@@ -20,6 +20,8 @@ from rst_synth.proposers.procedural.operators.kit.text import (
     split_lines,
     text_artifact,
 )
+from rst_synth.proposers.procedural.operators.text.shipped import line_stats
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 LINE_DEF = (
     "lines are the pieces of the file between `\\n` characters (a final newline does not start another "
@@ -47,15 +49,6 @@ class TextOperator(Operator):
         return 1 <= (artifact.details.get("lines") or 0) <= self.max_lines and artifact.size <= MAX_TEXT_BYTES
 
 
-STATS_PY = """
-def stats(text):
-    words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
-    top = sorted(collections.Counter(words).items(), key=lambda kv: (-kv[1], kv[0]))[:5]
-    return {"lines": len(text.split("\\n")) - text.endswith("\\n") if text else 0, "words": len(words),
-            "top_words": [{"word": w, "count": n} for w, n in top]}
-"""
-
-
 @register
 class TextLineStats(TextOperator):
     """Line and word counts of a text file, with its most frequent words, as JSON."""
@@ -66,20 +59,9 @@ class TextLineStats(TextOperator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "stats", "json")
-        solution = f"""python3 - <<'PY'
-import collections, json, pathlib, re
-{STATS_PY}
-text = pathlib.Path({artifact.path!r}).read_bytes().decode("utf-8")
-pathlib.Path({out!r}).write_text(json.dumps(stats(text), indent=2) + "\\n")
-PY"""
-        tests = f"""
-SRC, OUT = {artifact.path!r}, {out!r}
-{STATS_PY}
-
-def test_{ctx.tag}_line_and_word_stats():
-    want = stats(pathlib.Path(SRC).read_bytes().decode("utf-8"))
-    assert json.loads(pathlib.Path(OUT).read_text()) == want
-"""
+        params = {"SRC": artifact.path, "OUT": out}
+        solution = python_script(render(line_stats, ["write_stats"], **params), "write_stats()")
+        tests = render(line_stats, ["test_line_and_word_stats"], tag=ctx.tag, **params)
         instruction = (
             f"Next, write statistics of `{artifact.path}` to `{out}` as a JSON object with exactly three keys: "
             f"`lines`, the number of lines ({LINE_DEF}); `words`, the number of words, where a word is a maximal "
@@ -89,8 +71,7 @@ def test_{ctx.tag}_line_and_word_stats():
             "in ascending order."
         )
         text = complete_sample(artifact)
-        stats = function(STATS_PY, "stats", re=re, collections=collections)
-        known = None if text is None else json.dumps(stats(text), indent=2) + "\n"
+        known = None if text is None else json.dumps(line_stats.stats(text), indent=2) + "\n"
         produced = data_artifact(
             out,
             known,
