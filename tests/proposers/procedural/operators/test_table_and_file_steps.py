@@ -190,7 +190,7 @@ def test_siblings_are_the_stable_files_of_the_same_directory() -> None:
     step = OPERATORS["file-sha256-manifest"].step(
         arts[0], StepContext(discovery=discovery(*arts), rng=random.Random(0))
     )
-    assert "FILES, OUT = ['/app/out/notes.txt', '/app/out/sales.csv']," in step.tests
+    assert "FILES = ['/app/out/notes.txt', '/app/out/sales.csv']\n" in step.tests
 
 
 @pytest.mark.parametrize("name", DATA_OPS)

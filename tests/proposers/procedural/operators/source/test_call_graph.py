@@ -4,7 +4,6 @@ ones), and a child accepted against a parent that packaged a small CLI."""
 
 from __future__ import annotations
 
-import ast
 import random
 import re
 from pathlib import Path
@@ -16,7 +15,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.source import call_graph as call_graph_ops
+from rst_synth.proposers.procedural.operators.source.shipped import call_graph as shipped
 from rst_synth.task import HistoryStep
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -61,10 +60,7 @@ def build(seed: int = 4) -> Step:
 
 
 def call_graph(source: str) -> dict[str, Any]:
-    space: dict[str, Any] = {"ast": ast}
-    exec(call_graph_ops.CALLGRAPH_PY, space)
-    result: dict[str, Any] = space["call_graph"](source)
-    return result
+    return shipped.call_graph(source)
 
 
 def test_it_applies_to_a_module_with_two_functions() -> None:

@@ -4,11 +4,9 @@ takes space-separated numbers for phones), and a child accepted against a parent
 
 from __future__ import annotations
 
-import datetime
 import random
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,7 +14,7 @@ from rst_synth.proposers.artifacts import Artifact, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.kit.workflow import plant
-from rst_synth.proposers.procedural.operators.text import contact_index
+from rst_synth.proposers.procedural.operators.text.shipped import contacts as shipped
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
 from tests.support.tasks import BASE_DOCKERFILE
@@ -45,10 +43,7 @@ def build(seed: int = 2) -> Step:
 
 
 def contacts(texts: list[str]) -> list[list[str]]:
-    space: dict[str, Any] = {"datetime": datetime, "re": re}
-    exec(contact_index.CONTACTS_PY, space)
-    result: list[list[str]] = space["contacts"](texts)
-    return result
+    return shipped.contacts(texts)
 
 
 def test_it_applies_once_per_corpus_folder() -> None:

@@ -4,12 +4,10 @@ tool (and on one that keeps apostrophes at word ends), and a child accepted agai
 
 from __future__ import annotations
 
-import collections
 import math
 import random
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,7 +15,7 @@ from rst_synth.proposers.artifacts import Artifact, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.kit.workflow import plant
-from rst_synth.proposers.procedural.operators.text import tfidf_terms
+from rst_synth.proposers.procedural.operators.text.shipped import tfidf
 from tests.proposers.local_step import LocalStep
 from tests.proposers.procedural.operators.logs.test_access_log_sessions import LOG
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -48,10 +46,7 @@ def build(seed: int = 4) -> Step:
 
 
 def top_terms(texts: list[tuple[str, str]], top: int) -> list[list[str]]:
-    space: dict[str, Any] = {"collections": collections, "math": math, "re": re}
-    exec(tfidf_terms.TFIDF_PY, space)
-    result: list[list[str]] = space["top_terms"](texts, top)
-    return result
+    return tfidf.top_terms(texts, top)
 
 
 def test_it_applies_once_per_folder_of_prose() -> None:

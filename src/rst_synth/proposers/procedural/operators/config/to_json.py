@@ -12,7 +12,9 @@ from typing import Any
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.config.shipped import ini_to_json, toml_to_json
 from rst_synth.proposers.procedural.operators.kit.text import complete_sample, data_artifact
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 def json_safe(value: Any) -> bool:
@@ -49,22 +51,6 @@ def parse_config(artifact: Artifact) -> dict[str, Any] | None:
     return {s: dict(parser[s]) for s in parser.sections()}
 
 
-TOML_PY = """
-def load_config(path):
-    with open(path, "rb") as f:
-        return tomllib.load(f)
-"""
-
-
-INI_PY = """
-def load_config(path):
-    cp = configparser.ConfigParser(interpolation=None)
-    with open(path, encoding="utf-8") as f:
-        cp.read_file(f)
-    return {name: dict(cp[name]) for name in cp.sections()}
-"""
-
-
 @register
 class ConfigToJson(Operator):
     """An INI or TOML configuration converted to JSON."""
@@ -80,20 +66,10 @@ class ConfigToJson(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         fmt = artifact.details["format"]
         out = ctx.output_path(artifact, fmt, "json")
-        core = TOML_PY if fmt == "toml" else INI_PY
-        imports = ["json", "tomllib"] if fmt == "toml" else ["configparser", "json"]
-        solution = f"""python3 - <<'PY'
-import {", ".join(["pathlib"] + imports)}
-{core}
-pathlib.Path({out!r}).write_text(json.dumps(load_config({artifact.path!r}), indent=2) + "\\n")
-PY"""
-        tests = f"""
-SRC, OUT = {artifact.path!r}, {out!r}
-{core}
-
-def test_{ctx.tag}_config_as_json():
-    assert json.loads(pathlib.Path(OUT).read_text()) == load_config(SRC)
-"""
+        shipped = toml_to_json if fmt == "toml" else ini_to_json
+        params = {"SRC": artifact.path, "OUT": out}
+        solution = python_script(render(shipped, ["write_json"], **params), "write_json()")
+        tests = render(shipped, ["test_config_as_json"], tag=ctx.tag, **params)
         if fmt == "toml":
             instruction = (
                 f"Next, convert the TOML file `{artifact.path}` to JSON in `{out}`: the whole document as one JSON "

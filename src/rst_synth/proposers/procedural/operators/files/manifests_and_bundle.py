@@ -7,7 +7,9 @@ from pathlib import PurePosixPath
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.files.shipped import archive_manifest, file_manifests
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_BYTES = 1024 * 1024
 MAX_FILES = 20
@@ -55,39 +57,9 @@ class ArchiveManifest(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         fmt = artifact.details["format"]
         out = ctx.output_path(artifact, "manifest", "csv")
-        args = f"{artifact.path!r}, {fmt!r}"
-        solution = f"""python3 - <<'PY'
-import csv, tarfile, zipfile
-src, fmt = {args}
-if fmt == "zip":
-    with zipfile.ZipFile(src) as archive:
-        entries = [(i.filename, i.file_size) for i in archive.infolist() if not i.is_dir()]
-else:
-    with tarfile.open(src) as archive:
-        entries = [(m.name, m.size) for m in archive.getmembers() if m.isfile()]
-with open({out!r}, "w", newline="") as f:
-    writer = csv.writer(f)
-    writer.writerow(["path", "size"])
-    writer.writerows(sorted(entries))
-PY"""
-        tests = f"""
-SRC, FORMAT, OUT = {args}, {out!r}
-
-
-def members():
-    if FORMAT == "zip":
-        with zipfile.ZipFile(SRC) as archive:
-            return [(i.filename, i.file_size) for i in archive.infolist() if not i.is_dir()]
-    with tarfile.open(SRC) as archive:
-        return [(m.name, m.size) for m in archive.getmembers() if m.isfile()]
-
-
-def test_{ctx.tag}_archive_manifest():
-    with open(OUT, newline="") as f:
-        rows = [row for row in csv.reader(f) if row]
-    assert rows and rows[0] == ["path", "size"]
-    assert rows[1:] == [[name, str(size)] for name, size in sorted(members())]
-"""
+        params = {"SRC": artifact.path, "FORMAT": fmt, "OUT": out}
+        solution = python_script(render(archive_manifest, ["write_manifest"], **params), "write_manifest()")
+        tests = render(archive_manifest, ["test_archive_manifest"], tag=ctx.tag, **params)
         kind = "zip" if fmt == "zip" else "tar" if fmt == "tar" else "gzip-compressed tar"
         instruction = (
             f"Next, list the contents of the {kind} archive `{artifact.path}` in `{out}`: a comma-separated file "
@@ -121,21 +93,7 @@ class FileSha256Manifest(Operator):
         files = _siblings(artifact, ctx.discovery)
         out = ctx.output_path(artifact, "sha256", "txt")
         solution = f"sha256sum -- {' '.join(q(f) for f in files)} > {q(out)}"
-        tests = f"""
-FILES, OUT = {files!r}, {out!r}
-
-
-def test_{ctx.tag}_sha256_manifest():
-    entries = []
-    for line in pathlib.Path(OUT).read_text().splitlines():
-        if line.strip():
-            match = re.fullmatch(r"([0-9a-f]{{64}}) [ *](.+)", line)
-            assert match, line
-            entries.append((match.group(2), match.group(1)))
-    assert [path for path, _ in entries] == FILES
-    for path, digest in entries:
-        assert digest == hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest(), path
-"""
+        tests = render(file_manifests, ["test_sha256_manifest"], tag=ctx.tag, FILES=files, OUT=out)
         listed = ", ".join(f"`{f}`" for f in files)
         instruction = (
             f"Then record SHA-256 checksums in `{out}`, in the format of `sha256sum` (one line per file: the "
@@ -172,19 +130,8 @@ class FilesBundleTargz(Operator):
             f"tar -C {q(directory)} --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner "
             f"-cf - -- {' '.join(q(n) for n in names)} | gzip -n > {q(out)}"
         )
-        tests = f"""
-DIRECTORY, NAMES, OUT = {directory!r}, {names!r}, {out!r}
-
-
-def test_{ctx.tag}_bundle_holds_the_files():
-    with tarfile.open(OUT, "r:gz") as archive:
-        members = archive.getmembers()
-        assert sorted(m.name.removeprefix("./") for m in members) == sorted(NAMES)
-        for member in members:
-            assert member.isfile(), member.name
-            data = archive.extractfile(member).read()
-            assert data == (pathlib.Path(DIRECTORY) / member.name.removeprefix("./")).read_bytes(), member.name
-"""
+        params = {"DIRECTORY": directory, "NAMES": names, "OUT": out}
+        tests = render(file_manifests, ["test_bundle_holds_the_files"], tag=ctx.tag, **params)
         listed = ", ".join(f"`{n}`" for n in names)
         instruction = (
             f"Next, bundle files of `{directory}` into the gzip-compressed tar archive `{out}`. It must contain "

@@ -9,7 +9,9 @@ from pathlib import PurePosixPath
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.files.shipped import permissions
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, plant, planted_dir, work_root
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 DATA_KINDS = (Kind.CSV, Kind.JSON, Kind.TEXT)
 MAX_FILES = 12
@@ -21,22 +23,6 @@ FILE_MODES = ("0640", "0440", "0600", "0660")
 _PLAIN = re.compile(r"/[A-Za-z0-9_./-]+")
 _BUILD_OUTPUT = re.compile(r"(^|/)(build|dist|__pycache__|node_modules|[^/]+\.egg-info)(/|$)")
 """Folders a build tool writes and rewrites: a policy there governs no result of the workflow."""
-
-POLICY_PY = """
-def policy(path):
-    entries = []
-    for line in pathlib.Path(path).read_text(encoding="utf-8").splitlines():
-        words = line.split()
-        if words and not words[0].startswith("#"):
-            owner, group = words[2].split(":")
-            entries.append((words[0], words[1], owner, group, words[3]))
-    return entries
-
-
-def state(path):
-    info = os.lstat(path)
-    return pwd.getpwuid(info.st_uid).pw_name, grp.getgrgid(info.st_gid).gr_name, f"{stat.S_IMODE(info.st_mode):04o}"
-"""
 
 
 def _folder_files(artifact: Artifact, discovery: Discovery) -> list[Artifact]:
@@ -85,36 +71,9 @@ class PermissionsPolicy(Operator):
         text = "\n".join(lines) + "\n"
         policy = f"{planted_dir(ctx)}/{slug}.policy"
         audit = fresh_path(ctx, f"{work_root(ctx.discovery)}/audit", f"{slug}_{ctx.tag}_permissions.txt")
-        solution = f"""python3 - <<'PY'
-import grp, os, pathlib, pwd, stat
-{POLICY_PY}
-entries = policy({policy!r})
-for _, path, owner, group_name, mode in entries:
-    os.chown(path, pwd.getpwnam(owner).pw_uid, grp.getgrnam(group_name).gr_gid)
-    os.chmod(path, int(mode, 8))
-audit = pathlib.Path({audit!r})
-audit.parent.mkdir(parents=True, exist_ok=True)
-paths = sorted(e[1] for e in entries)
-audit.write_text("".join(f"{{p}} {{state(p)[0]}}:{{state(p)[1]}} {{state(p)[2]}}\\n" for p in paths))
-PY"""
-        tests = f"""
-POLICY, AUDIT = {policy!r}, {audit!r}
-{POLICY_PY}
-
-def test_{ctx.tag}_policy_applied():
-    entries = policy(POLICY)
-    assert entries
-    for kind, path, owner, group, mode in entries:
-        assert (os.path.isdir(path) if kind == "dir" else os.path.isfile(path)), path
-        assert state(path) == (owner, group, mode), path
-
-
-def test_{ctx.tag}_audit_matches_the_state():
-    entries = policy(POLICY)
-    paths = sorted(e[1] for e in entries)
-    want = "".join(f"{{path}} {{state(path)[0]}}:{{state(path)[1]}} {{state(path)[2]}}\\n" for path in paths)
-    assert pathlib.Path(AUDIT).read_text(encoding="utf-8") == want
-"""
+        params = {"POLICY": policy, "AUDIT": audit}
+        solution = python_script(render(permissions, ["apply_policy"], **params), "apply_policy()")
+        tests = render(permissions, ["test_policy_applied", "test_audit_matches_the_state"], tag=ctx.tag, **params)
         listed = ", ".join(f"`{path}`" for path in files)
         instruction = (
             f"Next, apply the access policy `{policy}` to the folder `{folder}` and its files {listed}, and verify "

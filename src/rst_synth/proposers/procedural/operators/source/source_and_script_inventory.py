@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
@@ -13,6 +14,8 @@ from rst_synth.proposers.procedural.operator import (
     StepContext,
     register,
 )
+from rst_synth.proposers.procedural.operators.source.shipped import c_function_list, python_inventory, shell_commands
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 def _output(artifact: Artifact, ctx: StepContext, suffix: str, ext: str) -> str:
@@ -54,52 +57,9 @@ class PythonSourceInventory(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         extra = ctx.rng.choice(("", "end_line", "docstring"))
         out = _output(artifact, ctx, "inventory", "json")
-        args = f"{artifact.path!r}, {extra!r}"
-        solution = f"""python3 - <<'PY'
-import ast, json
-src, extra = {args}
-with open(src, "rb") as f:
-    tree = ast.parse(f.read())
-kinds = {{ast.FunctionDef: "function", ast.AsyncFunctionDef: "function", ast.ClassDef: "class"}}
-items = []
-for node in tree.body:
-    if type(node) in kinds:
-        item = {{"name": node.name, "kind": kinds[type(node)], "line": node.lineno}}
-        if extra == "end_line":
-            item["end_line"] = node.end_lineno
-        elif extra == "docstring":
-            item["docstring"] = ast.get_docstring(node) is not None
-        items.append(item)
-with open({out!r}, "w") as f:
-    json.dump(sorted(items, key=lambda i: i["line"]), f, indent=2)
-PY"""
-        tests = f"""
-SRC, EXTRA, OUT = {args}, {out!r}
-
-
-def expected():
-    tree = ast.parse(pathlib.Path(SRC).read_bytes())
-    items = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            item = {{"name": node.name, "line": node.lineno,
-                    "kind": "class" if isinstance(node, ast.ClassDef) else "function"}}
-            if EXTRA == "end_line":
-                item["end_line"] = node.end_lineno
-            elif EXTRA == "docstring":
-                item["docstring"] = ast.get_docstring(node) is not None
-            items.append(item)
-    return sorted(items, key=lambda i: i["line"])
-
-
-def test_{ctx.tag}_inventory_matches_source():
-    data = json.loads(pathlib.Path(OUT).read_text())
-    assert isinstance(data, list)
-    assert data == expected()
-    for item in data:
-        assert type(item["line"]) is int and type(item.get("end_line", 0)) is int
-        assert type(item.get("docstring", False)) is bool
-"""
+        params = {"SRC": artifact.path, "EXTRA": extra, "OUT": out}
+        solution = python_script(render(python_inventory, ["write_inventory"], **params), "write_inventory()")
+        tests = render(python_inventory, ["test_inventory_matches_source"], tag=ctx.tag, **params)
         extra_text = {
             "": "",
             "end_line": ", `end_line` (the line number of its last line, as an integer)",
@@ -163,43 +123,15 @@ class CSourceFunctionList(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         order = ctx.rng.choice(("line", "name"))
         out = _output(artifact, ctx, "functions", "csv")
-        args = f"{artifact.path!r}, {C_FUNCTION!r}, {C_NOT_NAMES!r}, {order!r}"
-        rule = """found = []
-    for number, line in enumerate(text.split("\\n"), start=1):
-        m = re.match(pattern, line)
-        if m and not line.rstrip().endswith(";") and m.group(1) not in skip:
-            found.append((m.group(1), number))"""
-        solution = f"""python3 - <<'PY'
-import csv, re
-src, pattern, skip, order = {args}
-def functions(text):
-    {rule}
-    return found
-with open(src, encoding="utf-8") as f:
-    found = functions(f.read())
-if order == "name":
-    found.sort()
-with open({out!r}, "w", newline="") as f:
-    writer = csv.writer(f)
-    writer.writerow(["name", "line"])
-    writer.writerows(found)
-PY"""
-        tests = f"""
-SRC, PATTERN, SKIP, ORDER, OUT = {args}, {out!r}
-
-
-def expected(pattern=PATTERN, skip=SKIP):
-    text = pathlib.Path(SRC).read_text(encoding="utf-8")
-    {rule}
-    return sorted(found) if ORDER == "name" else found
-
-
-def test_{ctx.tag}_function_list():
-    with open(OUT, newline="") as f:
-        rows = list(csv.reader(f))
-    assert rows[0] == ["name", "line"]
-    assert [(r[0], int(r[1])) for r in rows[1:]] == expected()
-"""
+        params: dict[str, Any] = {
+            "SRC": artifact.path,
+            "PATTERN": C_FUNCTION,
+            "SKIP": C_NOT_NAMES,
+            "ORDER": order,
+            "OUT": out,
+        }
+        solution = python_script(render(c_function_list, ["write_functions"], **params), "write_functions()")
+        tests = render(c_function_list, ["test_function_list"], tag=ctx.tag, **params)
         ordering = (
             "in file order (ascending line number)"
             if order == "line"
@@ -242,42 +174,9 @@ class ShellScriptCommands(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         counted = ctx.rng.choice((False, True))
         out = _output(artifact, ctx, "commands", "json")
-        args = f"{artifact.path!r}, {counted!r}"
-        summary = """lines = [l for l in text.split("\\n") if l.strip() and not l.strip().startswith("#")]
-    words = collections.Counter(l.split()[0] for l in lines)
-    summary = {"code_lines": len(lines)}
-    if counted:
-        summary["first_words"] = dict(sorted(words.items()))
-    else:
-        summary["first_words"] = sorted(words)"""
-        solution = f"""python3 - <<'PY'
-import collections, json
-src, counted = {args}
-def summarise(text):
-    {summary}
-    return summary
-with open(src, encoding="utf-8") as f:
-    result = summarise(f.read())
-with open({out!r}, "w") as f:
-    json.dump(result, f, indent=2)
-PY"""
-        tests = f"""
-SRC, COUNTED, OUT = {args}, {out!r}
-
-
-def expected(counted=COUNTED):
-    text = pathlib.Path(SRC).read_text(encoding="utf-8")
-    {summary}
-    return summary
-
-
-def test_{ctx.tag}_code_lines_and_first_words():
-    data = json.loads(pathlib.Path(OUT).read_text())
-    want = expected()
-    assert set(data) == set(want)
-    assert type(data["code_lines"]) is int and data["code_lines"] == want["code_lines"]
-    assert data["first_words"] == want["first_words"]
-"""
+        params: dict[str, Any] = {"SRC": artifact.path, "COUNTED": counted, "OUT": out}
+        solution = python_script(render(shell_commands, ["write_summary"], **params), "write_summary()")
+        tests = render(shell_commands, ["test_code_lines_and_first_words"], tag=ctx.tag, **params)
         words = (
             "an object mapping each distinct first word to the number of code lines that start with it"
             if counted

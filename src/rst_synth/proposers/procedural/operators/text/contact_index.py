@@ -10,108 +10,13 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit.workflow import (
-    RUN_TOOL,
-    fresh_path,
-    inside_git,
-    work_root,
-)
+from rst_synth.proposers.procedural.operators.kit import testkit
+from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
+from rst_synth.proposers.procedural.operators.text.shipped import contacts
+from rst_synth.proposers.procedural.shipping import render, used_modules
 
 HEADER = ["email", "lines", "phones", "first_date", "last_date"]
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-
-CONTACTS_PY = r"""
-EMAIL = re.compile(
-    r"(?<![A-Za-z0-9._%+-])([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})(?![A-Za-z0-9-])"
-)
-PHONE = re.compile(
-    r"(?<![0-9+])(?:\+1[ -](?:\([0-9]{3}\) [0-9]{3}-|[0-9]{3}([-. ])[0-9]{3}\1)|1-[0-9]{3}-[0-9]{3}-"
-    r"|\([0-9]{3}\) [0-9]{3}-|[0-9]{3}([-.])[0-9]{3}\2)[0-9]{4}(?![0-9])"
-)
-ISO = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
-US = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
-
-
-def dates_in(line):
-    found = []
-    for match in ISO.finditer(line):
-        found.append((match[1], match[2], match[3]))
-    for match in US.finditer(line):
-        found.append((match[3], match[1].zfill(2), match[2].zfill(2)))
-    valid = []
-    for year, month, day in found:
-        try:
-            valid.append(datetime.date(int(year), int(month), int(day)).isoformat())
-        except ValueError:
-            pass
-    return valid
-
-
-def phones_in(line):
-    return ["+1" + re.sub(r"[^0-9]", "", match[0])[-10:] for match in PHONE.finditer(line)]
-
-
-def contacts(texts):
-    index = {}
-    for text in texts:
-        for line in text.split("\n"):
-            emails = {m.lower() for m in EMAIL.findall(line)}
-            if not emails:
-                continue
-            phones, dates = set(phones_in(line)), dates_in(line)
-            for email in emails:
-                entry = index.setdefault(email, [0, set(), []])
-                entry[0] += 1
-                entry[1] |= phones
-                entry[2] += dates
-    rows = sorted(index.items(), key=lambda item: (-item[1][0], item[0]))
-    return [["email", "lines", "phones", "first_date", "last_date"]] + [
-        [email, str(n), ";".join(sorted(phones)), min(dates, default=""), max(dates, default="")]
-        for email, (n, phones, dates) in rows]
-"""
-
-TOOL_MAIN = r"""
-def main(argv):
-    if len(argv) < 2:
-        print("usage: " + argv[0] + " FILE...", file=sys.stderr)
-        return 2
-    texts = []
-    for name in argv[1:]:
-        try:
-            with open(name, encoding="utf-8") as f:
-                texts.append(f.read())
-        except (OSError, UnicodeDecodeError) as exc:
-            print("cannot read " + name + ": " + str(exc), file=sys.stderr)
-            return 2
-    csv.writer(sys.stdout, lineterminator="\n").writerows(contacts(texts))
-    return 0
-
-
-sys.exit(main(sys.argv))
-"""
-
-FRESH_PY = r"""
-def fresh_corpus(seed):
-    rng = random.Random(seed)
-    people = ["Ann.Lee@Example.com", "bob+ops@mail.acme.co.uk", "c_d@x-y.io", "dev.team@sub.example.org"]
-    phones = ["(415) 555-0134", "212-555-0199", "646.555.0142", "+1 303 555 0111", "+1-720-555-0100",
-              "1-808-555-0123"]
-    dates = ["2025-03-07", "3/7/2025", "12/31/2024", "2024-02-29", "2023-02-29", "13/01/2025", "2025-1-5"]
-    decoys = ["root@localhost", "@handle", "order 4155550199", "v2.10.3", "ratio 3/4", "x@y.c", "mailto:",
-              "212 555 0199", "10.20.30.40"]
-    texts = []
-    for _ in range(rng.randint(2, 3)):
-        lines = []
-        for _ in range(rng.randint(8, 16)):
-            parts = rng.sample(people, rng.randint(0, 2)) + rng.sample(phones, rng.randint(0, 2))
-            parts += rng.sample(dates, rng.randint(0, 2)) + rng.sample(decoys, rng.randint(0, 2))
-            parts = [rng.choice(["<{}>", "({})", "mailto:{}", "{},", "{}.", "{}"]).format(p) for p in parts]
-            rng.shuffle(parts)
-            lines.append(" ".join(["Note:"] + parts))
-        lines.append(f"Also {rng.choice(people)}: 919 555 0177, 1-808.555.0123 on 13/01/2025 or 2025-02-30")
-        texts.append("\n".join(lines) + "\n")
-    return texts
-"""
 
 
 def mentions_emails(artifact: Artifact, least: int = 3) -> bool:
@@ -154,49 +59,22 @@ class TextContactIndex(Operator):
         tool = fresh_path(ctx, f"{work_root(ctx.discovery)}/bin", f"{re.sub(r'[^A-Za-z0-9_]+', '_', name)}_contacts")
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/contacts", f"{name}_contacts.csv")
         seed = ctx.rng.randrange(10**6)
+        code = render(contacts, ["main"])
+        imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
 #!/usr/bin/env python3
-import csv, datetime, re, sys
-{CONTACTS_PY.strip()}
+{imports}
 
-{TOOL_MAIN.strip()}
+{code}
+
+sys.exit(main(sys.argv))
 PY
 chmod 0755 {q(tool)}
 {q(tool)} {" ".join(q(f) for f in files)} > {q(out)}"""
-        tests = f"""
-TOOL, FILES, OUT, SEED = {tool!r}, {files!r}, {out!r}, {seed}
-{CONTACTS_PY}{FRESH_PY}{RUN_TOOL}
-
-def read_csv(text):
-    return list(csv.reader(io.StringIO(text, newline="")))
-
-
-def test_{ctx.tag}_contacts_of_the_corpus():
-    want = contacts([pathlib.Path(f).read_text(encoding="utf-8") for f in FILES])
-    assert len(want) > 2
-    assert read_csv(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
-
-
-def test_{ctx.tag}_tool_on_fresh_corpora(tmp_path):
-    for k in range(4):
-        texts = fresh_corpus(SEED + k)
-        paths = []
-        for n, text in enumerate(texts):
-            paths.append(tmp_path / f"c{{k}}_{{n}}.txt")
-            paths[-1].write_text(text, encoding="utf-8")
-        done = run_tool(TOOL, *paths)
-        assert done.returncode == 0, done.stderr[-500:]
-        assert read_csv(done.stdout.decode("utf-8")) == contacts(texts), texts
-
-
-def test_{ctx.tag}_tool_rejects_unreadable_files(tmp_path):
-    bad = tmp_path / "bad.txt"
-    bad.write_bytes(b"a@b.com \\xff\\n")
-    for args in ([], [tmp_path / "missing.txt"], [bad]):
-        done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
-"""
+        params = {"TOOL": tool, "FILES": files, "OUT": out, "SEED": seed}
+        names = ["test_contacts_of_the_corpus", "test_tool_on_fresh_corpora", "test_tool_rejects_unreadable_files"]
+        tests = render(contacts, names, tag=ctx.tag, **params) + "\n\n" + render(testkit, ["run_tool"])
         listing = ", ".join(f"`{f}`" for f in files)
         instruction = " ".join(
             f"""Next, index the contacts mentioned in the notes {listing}. Write a command-line tool `{tool}` (an

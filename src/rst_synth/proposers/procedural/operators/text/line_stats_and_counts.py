@@ -3,7 +3,6 @@ JSON and config operators is in kit/text.py)."""
 
 from __future__ import annotations
 
-import collections
 import json
 import re
 
@@ -13,23 +12,18 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.text import (
     MAX_TEXT_BYTES,
-    SAME_TEXT,
     complete_sample,
     data_artifact,
-    function,
     split_lines,
     text_artifact,
 )
+from rst_synth.proposers.procedural.operators.text.shipped import line_counts, line_stats
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 LINE_DEF = (
     "lines are the pieces of the file between `\\n` characters (a final newline does not start another "
     "line, and a `\\r` stays part of its line)"
 )
-SRC_LINES = """
-def src_lines(path):
-    lines = pathlib.Path(path).read_bytes().decode("utf-8").split("\\n")
-    return lines[:-1] if lines[-1] == "" else lines
-"""
 
 
 def known_lines(artifact: Artifact) -> list[str]:
@@ -47,15 +41,6 @@ class TextOperator(Operator):
         return 1 <= (artifact.details.get("lines") or 0) <= self.max_lines and artifact.size <= MAX_TEXT_BYTES
 
 
-STATS_PY = """
-def stats(text):
-    words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)]
-    top = sorted(collections.Counter(words).items(), key=lambda kv: (-kv[1], kv[0]))[:5]
-    return {"lines": len(text.split("\\n")) - text.endswith("\\n") if text else 0, "words": len(words),
-            "top_words": [{"word": w, "count": n} for w, n in top]}
-"""
-
-
 @register
 class TextLineStats(TextOperator):
     """Line and word counts of a text file, with its most frequent words, as JSON."""
@@ -66,20 +51,9 @@ class TextLineStats(TextOperator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "stats", "json")
-        solution = f"""python3 - <<'PY'
-import collections, json, pathlib, re
-{STATS_PY}
-text = pathlib.Path({artifact.path!r}).read_bytes().decode("utf-8")
-pathlib.Path({out!r}).write_text(json.dumps(stats(text), indent=2) + "\\n")
-PY"""
-        tests = f"""
-SRC, OUT = {artifact.path!r}, {out!r}
-{STATS_PY}
-
-def test_{ctx.tag}_line_and_word_stats():
-    want = stats(pathlib.Path(SRC).read_bytes().decode("utf-8"))
-    assert json.loads(pathlib.Path(OUT).read_text()) == want
-"""
+        params = {"SRC": artifact.path, "OUT": out}
+        solution = python_script(render(line_stats, ["write_stats"], **params), "write_stats()")
+        tests = render(line_stats, ["test_line_and_word_stats"], tag=ctx.tag, **params)
         instruction = (
             f"Next, write statistics of `{artifact.path}` to `{out}` as a JSON object with exactly three keys: "
             f"`lines`, the number of lines ({LINE_DEF}); `words`, the number of words, where a word is a maximal "
@@ -89,8 +63,7 @@ def test_{ctx.tag}_line_and_word_stats():
             "in ascending order."
         )
         text = complete_sample(artifact)
-        stats = function(STATS_PY, "stats", re=re, collections=collections)
-        known = None if text is None else json.dumps(stats(text), indent=2) + "\n"
+        known = None if text is None else json.dumps(line_stats.stats(text), indent=2) + "\n"
         produced = data_artifact(
             out,
             known,
@@ -127,28 +100,9 @@ class TextPatternCount(TextOperator):
         token = ctx.rng.choice(partial or found)
         out = ctx.output_path(artifact, f"{slug(token)}_lines", "txt")
         count = ctx.output_path(artifact, f"{slug(token)}_count", "txt")
-        solution = f"""python3 - <<'PY'
-import pathlib
-{SRC_LINES}
-hits = [f"{{n}}:{{line}}\\n" for n, line in enumerate(src_lines({artifact.path!r}), 1) if {token!r} in line]
-pathlib.Path({out!r}).write_bytes("".join(hits).encode("utf-8"))
-pathlib.Path({count!r}).write_text(f"{{len(hits)}}\\n")
-PY"""
-        tests = f"""
-SRC, TOKEN, OUT, COUNT = {artifact.path!r}, {token!r}, {out!r}, {count!r}
-{SRC_LINES}{SAME_TEXT}
-
-def matches():
-    return [f"{{n}}:{{line}}\\n" for n, line in enumerate(src_lines(SRC), 1) if TOKEN in line]
-
-
-def test_{ctx.tag}_numbered_matching_lines():
-    assert_same_text(OUT, "".join(matches()))
-
-
-def test_{ctx.tag}_match_count():
-    assert pathlib.Path(COUNT).read_text().strip() == str(len(matches()))
-"""
+        params = {"SRC": artifact.path, "TOKEN": token, "OUT": out, "COUNT": count}
+        solution = python_script(render(line_counts, ["write_matches"], **params), "write_matches()")
+        tests = render(line_counts, ["test_numbered_matching_lines", "test_match_count"], tag=ctx.tag, **params)
         instruction = (
             f"Then find every line of `{artifact.path}` that contains the text `{token}` (case-sensitive, anywhere "
             f"in the line, also inside a longer word), where {LINE_DEF}, and write those lines to `{out}` "
@@ -163,13 +117,6 @@ def test_{ctx.tag}_match_count():
         return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])
 
 
-UNIQ_PY = """
-def unique_counts(lines):
-    counts = collections.Counter(lines)
-    return "".join(f"{n}\\t{line}\\n" for line, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-"""
-
-
 @register
 class TextUniqueCounts(TextOperator):
     """Each distinct line with how often it occurs, most frequent first."""
@@ -181,18 +128,9 @@ class TextUniqueCounts(TextOperator):
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "line_counts", "txt")
-        solution = f"""python3 - <<'PY'
-import collections, pathlib
-{SRC_LINES}{UNIQ_PY}
-pathlib.Path({out!r}).write_bytes(unique_counts(src_lines({artifact.path!r})).encode("utf-8"))
-PY"""
-        tests = f"""
-SRC, OUT = {artifact.path!r}, {out!r}
-{SRC_LINES}{SAME_TEXT}{UNIQ_PY}
-
-def test_{ctx.tag}_distinct_lines_with_counts():
-    assert_same_text(OUT, unique_counts(src_lines(SRC)))
-"""
+        params = {"SRC": artifact.path, "OUT": out}
+        solution = python_script(render(line_counts, ["write_unique_counts"], **params), "write_unique_counts()")
+        tests = render(line_counts, ["test_distinct_lines_with_counts"], tag=ctx.tag, **params)
         instruction = (
             f"Next, count how often each distinct line occurs in `{artifact.path}` ({LINE_DEF}; an empty line is a "
             f"line too) and write one line per distinct line to `{out}`: the count as a plain integer (no padding), "
@@ -200,6 +138,6 @@ def test_{ctx.tag}_distinct_lines_with_counts():
             "by the line in ascending code-point order (the byte order of `LC_ALL=C sort`)."
         )
         lines = known_lines(artifact)
-        known = function(UNIQ_PY, "unique_counts", collections=collections)(lines)
+        known = line_counts.unique_counts(lines)
         produced = text_artifact(out, known if complete_sample(artifact) is not None else None, max(1, len(set(lines))))
         return Step(solution=solution, tests=tests, instruction=instruction, produces=[produced])

@@ -10,61 +10,14 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use, column_roles
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.text import complete_sample
-from rst_synth.proposers.procedural.operators.kit.workflow import (
-    DECIMAL,
-    RUN_TOOL,
-    inside_git,
-    tool_path,
-    work_root,
-)
+from rst_synth.proposers.procedural.operators.kit.workflow import DECIMAL, inside_git, tool_path, work_root
+from rst_synth.proposers.procedural.operators.text.shipped import records_top
+from rst_synth.proposers.procedural.shipping import render, used_modules
 
 MAX_BYTES = 64 * 1024
 TOP = 5
-
-TOP_PY = """
-NUMBER = re.compile(r"-?\\d+(\\.\\d+)?")
-
-
-def top(text, n, key, value):
-    lines = text.split("\\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    sums, malformed = {}, []
-    for number, line in enumerate(lines, 1):
-        fields = [f for f in re.split(r"[ \\t]+", line.removesuffix("\\r")) if f]
-        if not fields or fields[0].startswith("#"):
-            continue
-        if len(fields) < max(key, value) or not NUMBER.fullmatch(fields[value - 1]):
-            malformed.append(number)
-            continue
-        name = fields[key - 1]
-        sums[name] = sums.get(name, decimal.Decimal(0)) + decimal.Decimal(fields[value - 1])
-    out = ["key\\tsum\\n"]
-    for name in sorted(sums, key=lambda k: (-sums[k], k))[:n]:
-        total = sums[name].quantize(decimal.Decimal("0.01"), rounding=decimal.ROUND_HALF_UP)
-        out.append(f"{name}\\t{abs(total) if total == 0 else total}\\n")
-    return "".join(out), malformed
-"""
-
-FRESH_PY = """
-def fresh(seed):
-    rng = random.Random(seed)
-    keys = ["Zürich", "東京", "alpha", "beta", "ünï-ß", "x.y"]
-    width = max(KEY, VALUE) + rng.randint(0, 2)
-    lines = ["# a comment", "", "   "]
-    for i in range(40):
-        fields = [f"w{rng.randint(0, 9)}" for _ in range(width)]
-        fields[KEY - 1] = rng.choice(keys)
-        fields[VALUE - 1] = rng.choice([str(rng.randint(-50, 500)), f"{rng.randint(-9999, 99999) / 100:.2f}"])
-        lines.append(rng.choice([" ", "\\t", "  \\t "]).join(fields))
-    lines.insert(7, "too-short")
-    bad = [f"w{i}" for i in range(width)]
-    bad[VALUE - 1] = "12,5"
-    lines.insert(11, " ".join(bad))
-    lines.insert(15, "\\t# indented comment")
-    return "\\r\\n".join(lines) + "\\r\\n"
-"""
 
 
 def _layout(artifact: Artifact) -> tuple[int, int] | None:
@@ -114,58 +67,23 @@ class TextRecordsTool(Operator):
         key, value = layout
         tool = tool_path(ctx, artifact, "top")
         out = ctx.output_path(artifact, f"top{TOP}", "tsv")
+        code = render(records_top, ["main"], KEY=key, VALUE=value)
+        imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
 #!/usr/bin/env python3
-import decimal, re, sys
-{TOP_PY.strip()}
-def main(argv):
-    if len(argv) not in (2, 3) or not re.fullmatch(r"[0-9]+", argv[1]) or int(argv[1]) < 1:
-        print("usage: N [FILE] with N a positive integer", file=sys.stderr)
-        return 2
-    data = open(argv[2], "rb").read() if len(argv) == 3 else sys.stdin.buffer.read()
-    text, malformed = top(data.decode("utf-8"), int(argv[1]), {key}, {value})
-    for number in malformed:
-        print(f"line {{number}}: malformed", file=sys.stderr)
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    return 0
+{imports}
+
+{code}
+
 sys.exit(main(sys.argv))
 PY
 chmod 0755 {q(tool)}
 {q(tool)} {TOP} {q(artifact.path)} > {q(out)}"""
-        tests = f"""
-TOOL, SRC, OUT, KEY, VALUE, TOP = {tool!r}, {artifact.path!r}, {out!r}, {key}, {value}, {TOP}
-{TOP_PY}{FRESH_PY}{RUN_TOOL}
-
-def reported(stderr):
-    return sorted(int(n) for n in re.findall(r"^line (\\d+): malformed$", stderr.decode("utf-8"), re.MULTILINE))
-
-
-def test_{ctx.tag}_top_of_the_artifact():
-    want, _ = top(pathlib.Path(SRC).read_bytes().decode("utf-8"), TOP, KEY, VALUE)
-    assert pathlib.Path(OUT).read_bytes().decode("utf-8") == want
-
-
-def test_{ctx.tag}_tool_on_fresh_inputs(tmp_path):
-    for seed, n in (({ctx.rng.randrange(10**6)}, 3), (7, 100)):
-        text = fresh(seed)
-        want, malformed = top(text, n, KEY, VALUE)
-        assert malformed
-        path = tmp_path / "records.txt"
-        path.write_bytes(text.encode("utf-8"))
-        for done in (run_tool(TOOL, n, path), run_tool(TOOL, n, stdin=text.encode("utf-8"))):
-            assert done.returncode == 0, done.stderr[-300:]
-            assert done.stdout.decode("utf-8") == want
-            assert reported(done.stderr) == malformed
-
-
-def test_{ctx.tag}_tool_edge_cases(tmp_path):
-    done = run_tool(TOOL, 2, stdin=b"")
-    assert (done.returncode, done.stdout) == (0, b"key\\tsum\\n")
-    for bad in ("0", "-1", "x"):
-        done = run_tool(TOOL, bad, stdin=b"a 1\\n")
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), bad
-"""
+        params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "KEY": key, "VALUE": value, "TOP": TOP}
+        names = ["test_top_of_the_artifact", "test_tool_on_fresh_inputs", "test_tool_edge_cases"]
+        seed = ctx.rng.randrange(10**6)
+        tests = render(records_top, names, tag=ctx.tag, **params, SEED=seed) + "\n\n" + render(testkit, ["run_tool"])
         instruction = (
             f"Next, write a reusable tool `{tool}` (an executable file with a `#!` line) for whitespace-separated "
             f"records like those of `{artifact.path}`. `{tool} N [FILE]` reads FILE, or standard input when FILE "

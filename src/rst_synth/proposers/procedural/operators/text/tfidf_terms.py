@@ -9,70 +9,15 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, fresh_path, inside_git, work_root
+from rst_synth.proposers.procedural.operators.kit import testkit
+from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log
 from rst_synth.proposers.procedural.operators.schedule.crontab import schedule_entries
+from rst_synth.proposers.procedural.operators.text.shipped import tfidf
+from rst_synth.proposers.procedural.shipping import render, used_modules
 
 HEADER = ["file", "rank", "term", "count", "tfidf"]
 _WORD = re.compile(r"[A-Za-z']+")
-
-TFIDF_PY = r'''
-WORD = re.compile(r"[a-z']+")
-
-
-def terms(text):
-    return [w.strip("'") for w in WORD.findall(text.lower()) if w.strip("'")]
-
-
-def top_terms(texts, top):
-    """texts: [(name, text)] -> rows [name, rank, term, count, tfidf]."""
-    counted = [(name, collections.Counter(terms(text))) for name, text in texts]
-    df = collections.Counter(term for _, counts in counted for term in counts)
-    rows = [["file", "rank", "term", "count", "tfidf"]]
-    for name, counts in counted:
-        total = sum(counts.values())
-        scored = [(count / total * math.log(len(counted) / df[term]), term, count) for term, count in counts.items()]
-        scored = [s for s in scored if s[0] > 0]
-        scored.sort(key=lambda s: (-round(s[0], 9), s[1]))
-        for rank, (score, term, count) in enumerate(scored[:top], 1):
-            rows.append([name, str(rank), term, str(count), f"{score:.6f}"])
-    return rows
-'''
-
-TOOL_MAIN = r"""
-def main(argv):
-    try:
-        top, *files = argv[1:]
-        if not re.fullmatch(r"[0-9]+", top) or int(top) < 1 or len(files) < 2:
-            raise ValueError("TOP must be a whole number >= 1, with two FILEs or more")
-        texts = []
-        for name in files:
-            with open(name, encoding="utf-8") as f:
-                texts.append((os.path.basename(name), f.read()))
-    except (ValueError, OSError) as exc:
-        print("usage: " + argv[0] + " TOP FILE FILE... (" + str(exc) + ")", file=sys.stderr)
-        return 2
-    csv.writer(sys.stdout, lineterminator="\n").writerows(top_terms(texts, int(top)))
-    return 0
-
-
-sys.exit(main(sys.argv))
-"""
-
-FRESH_PY = r"""
-def fresh_texts(seed):
-    rng = random.Random(seed)
-    vocabulary = ["alpha", "beta", "gamma", "delta", "don't", "'quoted'", "Rock'n'roll", "ÜBER", "naïve", "x"]
-    texts = []
-    for n in range(rng.randint(2, 5)):
-        words = [rng.choice(vocabulary[: rng.randint(3, 10)]) for _ in range(rng.randint(0, 60))]
-        words += ["common"] * rng.randint(1, 3) + [f"only{n}"] * rng.randint(1, 4)
-        rng.shuffle(words)
-        texts.append((f"note-{n}.txt", " ".join(words) + rng.choice(["\n", "! 42 -- ''\n", ""])))
-    if rng.random() < 0.4:
-        texts.append(("empty.txt", ""))
-    return texts
-"""
 
 
 def _prose(artifact: Artifact) -> bool:
@@ -135,60 +80,22 @@ class TextTfidfTerms(Operator):
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/terms", f"{name}_tfidf.csv")
         top = ctx.rng.choice([5, 8, 10])
         seed = ctx.rng.randrange(10**6)
+        code = render(tfidf, ["main"])
+        imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
 #!/usr/bin/env python3
-import collections, csv, math, os, re, sys
-{TFIDF_PY.strip()}
+{imports}
 
-{TOOL_MAIN.strip()}
+{code}
+
+sys.exit(main(sys.argv))
 PY
 chmod 0755 {q(tool)}
 {q(tool)} {top} {" ".join(q(f) for f in files)} > {q(out)}"""
-        tests = f"""
-TOOL, FILES, OUT, TOP, SEED = {tool!r}, {files!r}, {out!r}, {top}, {seed}
-{TFIDF_PY}{FRESH_PY}{RUN_TOOL}
-
-def read_rows(text):
-    rows = list(csv.reader(io.StringIO(text, newline="")))
-    return rows[0], [(r[0], int(r[1]), r[2], int(r[3]), float(r[4])) for r in rows[1:]]
-
-
-def same(got, want):
-    header, rows = read_rows(got)
-    want_header, want_rows = read_rows("".join(",".join(r) + "\\n" for r in want))
-    assert header == want_header and len(rows) == len(want_rows)
-    for a, b in zip(rows, want_rows):
-        assert a[:4] == b[:4] and abs(a[4] - b[4]) <= 1e-6, (a, b)
-
-
-def test_{ctx.tag}_terms_of_the_folder():
-    want = top_terms([(os.path.basename(f), pathlib.Path(f).read_text(encoding="utf-8")) for f in FILES], TOP)
-    assert len(want) > len(FILES)
-    same(pathlib.Path(OUT).read_text(encoding="utf-8"), want)
-
-
-def test_{ctx.tag}_tool_on_fresh_texts(tmp_path):
-    for k in range(5):
-        texts = fresh_texts(SEED + k)
-        paths = []
-        for name, text in texts:
-            paths.append(tmp_path / f"{{k}}" / name)
-            paths[-1].parent.mkdir(exist_ok=True)
-            paths[-1].write_text(text, encoding="utf-8")
-        top = (1, 3, 10, 2, 50)[k]
-        done = run_tool(TOOL, top, *paths)
-        assert done.returncode == 0, done.stderr[-500:]
-        same(done.stdout.decode("utf-8"), top_terms(texts, top))
-
-
-def test_{ctx.tag}_tool_rejects_bad_arguments(tmp_path):
-    one = tmp_path / "a.txt"
-    one.write_text("alpha beta", encoding="utf-8")
-    for args in ([0, one, one], ["x", one, one], [3, one], [3, one, tmp_path / "missing.txt"]):
-        done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
-"""
+        params = {"TOOL": tool, "FILES": files, "OUT": out, "TOP": top, "SEED": seed}
+        names = ["test_terms_of_the_folder", "test_tool_on_fresh_texts", "test_tool_rejects_bad_arguments"]
+        tests = render(tfidf, names, tag=ctx.tag, **params) + "\n\n" + render(testkit, ["run_tool"])
         listing = ", ".join(f"`{f}`" for f in files)
         instruction = " ".join(
             f"""Next, find the distinctive terms of the texts {listing}. Write a command-line tool `{tool}` (an
