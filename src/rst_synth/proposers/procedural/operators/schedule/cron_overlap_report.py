@@ -23,7 +23,6 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 from rst_synth.proposers.procedural.operators.schedule.cron_next_runs import MAX_BYTES
 from rst_synth.proposers.procedural.operators.schedule.crontab import (
     NEXT_RUNS_PY,
-    WINDOW_YEARS,
     commands,
     fires,
     schedule_entries,
@@ -198,7 +197,6 @@ cat > {q(tool)} <<'PY'
 #!/usr/bin/env python3
 import datetime, heapq, itertools, re, sys
 
-WINDOW_YEARS = {WINDOW_YEARS}
 {NEXT_RUNS_PY.strip()}
 
 {OVERLAP_PY.strip()}
@@ -209,7 +207,7 @@ chmod 0755 {q(tool)}
 {q(tool)} {q(durations_file)} {start} {end} {q(artifact.path)} {q(other)} > {q(out)}"""
         tests = f"""
 TOOL, SRC, OTHER, DURATIONS, OUT = {tool!r}, {artifact.path!r}, {other!r}, {durations_file!r}, {out!r}
-START, END, SEED, WINDOW_YEARS = {start!r}, {end!r}, {seed}, {WINDOW_YEARS}
+START, END, SEED = {start!r}, {end!r}, {seed}
 {NEXT_RUNS_PY}{OVERLAP_PY}{FRESH_PY}{RUN_TOOL}
 
 def expected(durations, start, end, files):
