@@ -1,5 +1,5 @@
-"""Cron schedules as data: the reference implementation of the cron rules the schedule operators ship, and what
-it reads off a schedule artifact."""
+"""Cron schedules as data: what the schedule operators read off a schedule artifact, by the cron rules they ship
+(`shipped/cron.py`)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,9 @@ from typing import Any
 
 from rst_synth.proposers.artifacts import Artifact
 from rst_synth.proposers.procedural.operators.schedule.shipped import cron
-from rst_synth.proposers.procedural.shipping import render
 
 WINDOW_YEARS = cron.WINDOW_YEARS
 """Runs count up to 31 December of START's year + 8: an entry that never fires must not loop forever."""
-
-NEXT_RUNS_PY = "\n" + render(cron, ["MalformedEntry", "next_runs"])
-"""The cron rules as the tools and tests that follow them ship them (WINDOW_YEARS included)."""
 
 
 def user_field(path: str) -> bool:
