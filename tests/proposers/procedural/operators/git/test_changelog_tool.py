@@ -3,11 +3,8 @@ accepted against a parent whose workflow made a repository."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import resource
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +12,7 @@ import pytest
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
-from rst_synth.proposers.procedural.operators.git import changelog_tool
+from rst_synth.proposers.procedural.operators.git.shipped import changelog
 from tests.support.operators import assert_accepted, extend_with, parent_task
 from tests.support.tasks import BASE_DOCKERFILE
 
@@ -57,18 +54,14 @@ def test_build_is_deterministic_and_states_every_path() -> None:
 
 
 def _fresh_repo(tmp_path: Path) -> tuple[Path, str, str]:
-    namespace = {"os": os, "random": random, "subprocess": subprocess}
-    exec(changelog_tool.FRESH_REPO_PY, namespace)
     path = tmp_path / "repo"
-    start, end = namespace["fresh_repo"](path, 7)
+    start, end = changelog.fresh_repo(path, 7)
     return path, start, end
 
 
 def test_the_changelog_rules_on_a_repository_with_reverts_and_a_merge(tmp_path: Path) -> None:
-    namespace = {"re": re, "subprocess": subprocess, "resource": resource}
-    exec(changelog_tool.CHANGELOG_PY, namespace)
     path, start, end = _fresh_repo(tmp_path)
-    text = namespace["changelog"](str(path), start, end)
+    text = changelog.changelog(str(path), start, end)
     sections = re.findall(r"^## (.+)$", text, re.MULTILINE)
     assert sections == ["Breaking changes", "Features", "Fixes", "Other"]
     lines = [line for line in text.splitlines() if line.startswith("- ")]
@@ -82,7 +75,7 @@ def test_the_changelog_rules_on_a_repository_with_reverts_and_a_merge(tmp_path: 
     # cancelled
     assert len(lines) == 10, text
     assert all(re.fullmatch(r"- .+ \([0-9a-f]{7}\)", line) for line in lines)
-    assert namespace["changelog"](str(path), end, end) == ""
+    assert changelog.changelog(str(path), end, end) == ""
 
 
 @pytest.mark.docker

@@ -5,9 +5,7 @@ child accepted against a parent whose workflow made a repository."""
 from __future__ import annotations
 
 import csv
-import datetime
 import io
-import os
 import random
 import re
 import subprocess
@@ -18,7 +16,7 @@ import pytest
 
 from rst_synth.proposers.artifacts import Kind
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.git import churn_csv
+from rst_synth.proposers.procedural.operators.git.shipped import churn
 from tests.proposers.git_parents import GIT_DOCKERFILE, git_discovery, make_repo, parent_solve, repo_artifact
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -31,9 +29,7 @@ def build(seed: int = 4) -> Step:
 
 
 def reference() -> dict[str, Any]:
-    space: dict[str, Any] = {"datetime": datetime, "os": os, "random": random, "re": re, "subprocess": subprocess}
-    exec(churn_csv.CHURN_PY + churn_csv.FRESH_PY, space)
-    return space
+    return vars(churn)
 
 
 def test_it_applies_to_a_repository_with_history() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.git import commit_msg_hook
+from rst_synth.proposers.procedural.operators.git.shipped import commit_msg
 from tests.proposers.git_parents import GIT_DOCKERFILE, git_discovery, make_repo, parent_solve, repo_artifact
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -25,9 +25,14 @@ def build(seed: int = 4) -> Step:
 
 
 def problems(limit: int = 72) -> Any:
-    space: dict[str, Any] = {"re": re, "TYPES": commit_msg_hook.TYPES, "MAX_SUBJECT": limit}
-    exec(commit_msg_hook.POLICY_PY, space)
-    return space["problems"]
+    """The shipped policy with a subject limit of `limit`."""
+
+    def check(message: str) -> list[str]:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(commit_msg, "MAX_SUBJECT", limit)
+            return commit_msg.problems(message)
+
+    return check
 
 
 def test_it_applies_where_the_history_breaks_the_policy_somewhere() -> None:

@@ -4,16 +4,14 @@ own tool (and on one that counts calendar weeks from Sunday), and a child accept
 
 from __future__ import annotations
 
-import datetime
 import random
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.schedule import backup_retention
+from rst_synth.proposers.procedural.operators.schedule.shipped import retention
 from tests.proposers.local_step import LocalStep
 from tests.proposers.procedural.operators.schedule.test_cron_next_runs import CRON_D, PARENT_SOLVE, artifact, discovery
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -27,10 +25,9 @@ def build(seed: int = 6) -> Step:
 
 
 def plan(names: list[str], *counts: int) -> list[str]:
-    space: dict[str, Any] = {"datetime": datetime, "re": re, "PREFIX": "db"}
-    exec(backup_retention.RETENTION_PY, space)
-    result: list[str] = space["plan"](names, *counts)
-    return result
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(retention, "PREFIX", "db")
+        return retention.plan(names, *counts)
 
 
 def test_it_applies_to_schedules_that_run_often_enough() -> None:

@@ -5,8 +5,6 @@ accepted against its parent."""
 from __future__ import annotations
 
 import datetime
-import heapq
-import itertools
 import random
 import re
 from pathlib import Path
@@ -15,7 +13,7 @@ from typing import Any
 import pytest
 
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.schedule import cron_overlap_report, crontab
+from rst_synth.proposers.procedural.operators.schedule.shipped import overlap_report
 from tests.proposers.local_step import LocalStep
 from tests.proposers.procedural.operators.schedule.test_cron_next_runs import CRON_D, PARENT_SOLVE, artifact, discovery
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -29,9 +27,7 @@ def build(seed: int = 2) -> Step:
 
 
 def reference() -> dict[str, Any]:
-    space: dict[str, Any] = {"datetime": datetime, "heapq": heapq, "itertools": itertools, "re": re, "WINDOW_YEARS": 8}
-    exec(crontab.NEXT_RUNS_PY + cron_overlap_report.OVERLAP_PY, space)
-    return space
+    return vars(overlap_report)
 
 
 def test_it_applies_to_cron_schedules() -> None:

@@ -14,16 +14,13 @@ from rst_synth.proposers.procedural.operator import (
     register,
 )
 from rst_synth.proposers.procedural.operators.git.history import DATES, IDENTITIES, PLAIN_PATH, epoch, git_ready
-
-
-def _git_helper(repo: str) -> str:
-    return f"""
-REPO = {repo!r}
-
-
-def git(*args):
-    return subprocess.run(["git", "-C", REPO, *args], check=True, capture_output=True, text=True).stdout
-"""
+from rst_synth.proposers.procedural.operators.git.shipped import (
+    commit_on_branch,
+    gitkit,
+    log_authors_csv,
+    tag_annotated,
+)
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 @register
@@ -68,37 +65,22 @@ git -C "$wt" add -f -- {q(filename)}
 {env} git -C "$wt" -c commit.gpgsign=false commit -q --no-verify -m {q(message)}
 git -C {q(repo)} worktree remove --force "$wt"
 """
-        tests = (
-            _git_helper(repo)
-            + f"""
-ORIG, BRANCH, FILE, MESSAGE = {orig!r}, {branch!r}, {filename!r}, {message!r}
-WHO, EMAIL, EPOCH = {who!r}, {email!r}, {epoch(date)!r}
-
-
-def test_{ctx.tag}_branch_adds_only_the_listing():
-    parents = git("rev-list", "--parents", "-n", "1", "refs/heads/" + BRANCH).split()
-    assert parents[1:] == [git("rev-parse", "refs/heads/" + ORIG).strip()]
-    changes = git("diff", "--no-renames", "--name-status", "refs/heads/" + ORIG, "refs/heads/" + BRANCH).splitlines()
-    assert changes == ["A\\t" + FILE]
-
-
-def test_{ctx.tag}_listing_content():
-    tracked = sorted(p for p in git("ls-tree", "-r", "-z", "--name-only", "refs/heads/" + ORIG).split("\\0") if p)
-    content = git("show", "refs/heads/" + BRANCH + ":" + FILE)
-    assert content.endswith("\\n")
-    assert content[:-1].split("\\n") == tracked
-
-
-def test_{ctx.tag}_commit_identity_and_message():
-    fmt = "--format=%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct"
-    fields = git("log", "-1", fmt, "refs/heads/" + BRANCH).strip().split("\\0")
-    assert fields == [WHO, EMAIL, str(EPOCH), WHO, EMAIL, str(EPOCH)]
-    assert git("log", "-1", "--format=%B", "refs/heads/" + BRANCH).strip() == MESSAGE
-
-
-def test_{ctx.tag}_original_branch_checked_out():
-    assert git("symbolic-ref", "HEAD").strip() == "refs/heads/" + ORIG
-"""
+        tests = render(gitkit, ["git"], REPO=repo) + render(
+            commit_on_branch,
+            [
+                "test_branch_adds_only_the_listing",
+                "test_listing_content",
+                "test_commit_identity_and_message",
+                "test_original_branch_checked_out",
+            ],
+            tag=ctx.tag,
+            ORIG=orig,
+            BRANCH=branch,
+            FILE=filename,
+            MESSAGE=message,
+            WHO=who,
+            EMAIL=email,
+            EPOCH=epoch(date),
         )
         instruction = (
             f"Next, in the git repository `{repo}`, create a branch `{branch}` that starts at the tip of "
@@ -137,35 +119,15 @@ class GitLogAuthorsCsv(Operator):
         key = ctx.rng.choice(("email", "name"))
         fmt = "%ae" if key == "email" else "%an"
         out = ctx.output_path(artifact, "authors", "csv")
-        solution = f"""git -C {q(repo)} log --format={fmt} {q("refs/heads/" + branch)} > "${{TMPDIR:-/tmp}}/authors.$$"
-python3 - "${{TMPDIR:-/tmp}}/authors.$$" <<'PY'
-import collections, csv, sys
-counts = collections.Counter(line.rstrip("\\n") for line in open(sys.argv[1], encoding="utf-8"))
-with open({out!r}, "w", newline="") as f:
-    writer = csv.writer(f)
-    writer.writerow(["author", "commits"])
-    for author, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        writer.writerow([author, n])
-PY
-rm -f "${{TMPDIR:-/tmp}}/authors.$$"
-"""
-        tests = (
-            _git_helper(repo)
-            + f"""
-BRANCH, FORMAT, OUT = {branch!r}, {fmt!r}, {out!r}
-
-
-def expected():
-    counts = collections.Counter(git("log", "--format=" + FORMAT, "refs/heads/" + BRANCH).splitlines())
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def test_{ctx.tag}_author_counts_in_order():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    assert rows[0] == ["author", "commits"]
-    assert [(r[0], int(r[1])) for r in rows[1:]] == expected()
-"""
+        listing = '"${TMPDIR:-/tmp}/authors.$$"'
+        script = python_script(render(log_authors_csv, ["write_counts"], OUT=out), "write_counts(sys.argv[1])")
+        solution = (
+            f"git -C {q(repo)} log --format={fmt} {q('refs/heads/' + branch)} > {listing}\n"
+            + script.replace("python3 - <<'PY'", f"python3 - {listing} <<'PY'", 1)
+            + f"\nrm -f {listing}\n"
+        )
+        tests = render(gitkit, ["git"], REPO=repo) + render(
+            log_authors_csv, ["test_author_counts_in_order"], tag=ctx.tag, BRANCH=branch, FORMAT=fmt, OUT=out
         )
         instruction = (
             f"Then count the commits of branch `{branch}` in the git repository `{repo}` (every commit reachable "
@@ -222,30 +184,17 @@ class GitTagAnnotated(Operator):
 GIT_COMMITTER_NAME={q(who)} GIT_COMMITTER_EMAIL={q(email)} GIT_COMMITTER_DATE={q(date)} \\
   git -C {q(repo)} -c tag.gpgsign=false tag -a {q(tag)} -m {q(message)} "$target"
 """
-        tests = (
-            _git_helper(repo)
-            + f"""
-BRANCH, TAG, TARGET, MESSAGE = {branch!r}, {tag!r}, {target!r}, {message!r}
-WHO, EMAIL, EPOCH = {who!r}, {email!r}, {epoch(date)!r}
-
-
-def expected_target():
-    if TARGET == "root":
-        return git("rev-list", "--first-parent", "refs/heads/" + BRANCH).split()[-1]
-    return git("rev-parse", "refs/heads/" + BRANCH + "~1").strip()
-
-
-def test_{ctx.tag}_annotated_tag_on_target():
-    assert git("cat-file", "-t", "refs/tags/" + TAG).strip() == "tag"
-    assert git("cat-file", "-p", "refs/tags/" + TAG).splitlines()[0] == "object " + expected_target()
-
-
-def test_{ctx.tag}_tag_message_and_tagger():
-    ref = "refs/tags/" + TAG
-    assert git("for-each-ref", "--format=%(contents)", ref).strip() == MESSAGE
-    tagger = git("for-each-ref", "--format=%(taggername)%00%(taggeremail)%00%(taggerdate:unix)", ref)
-    assert tagger.strip().split("\\0") == [WHO, "<" + EMAIL + ">", str(EPOCH)]
-"""
+        tests = render(gitkit, ["git"], REPO=repo) + render(
+            tag_annotated,
+            ["test_annotated_tag_on_target", "test_tag_message_and_tagger"],
+            tag=ctx.tag,
+            BRANCH=branch,
+            TAG=tag,
+            TARGET=target,
+            MESSAGE=message,
+            WHO=who,
+            EMAIL=email,
+            EPOCH=epoch(date),
         )
         which = (
             "the root commit reached by following first parents back from the tip of"

@@ -23,82 +23,14 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 )
 from rst_synth.proposers.procedural.operators.schedule.cron_next_runs import MAX_BYTES
 from rst_synth.proposers.procedural.operators.schedule.crontab import commands, reference, schedule_entries, user_field
+from rst_synth.proposers.procedural.operators.schedule.shipped import retention
+from rst_synth.proposers.procedural.shipping import render, used_modules
 
 BACKUP_WORDS = re.compile(r"backup|dump|archive|snapshot|\btar\b|rsync|borg|restic", re.IGNORECASE)
 """A job whose command says it makes backups: the schedule's archives are what retention is about."""
 WINDOW_DAYS = 150
 MIN_ARCHIVES = 60
 MAX_ARCHIVES = 700
-
-RETENTION_PY = r"""
-def archives(names):
-    pattern = re.compile(re.escape(PREFIX) + r"-([0-9]{8})-([0-9]{4})\.tar\.gz")
-    found = []
-    for name in names:
-        match = pattern.fullmatch(name)
-        if match is None:
-            continue
-        try:
-            when = datetime.datetime.strptime(match[1] + match[2], "%Y%m%d%H%M")
-        except ValueError:
-            continue
-        found.append((when, name))
-    return sorted(found, reverse=True)
-
-
-def plan(names, daily, weekly, monthly):
-    found = archives(names)
-    reasons = {name: [] for _, name in found}
-    rules = (("daily", daily, lambda when: when.date()), ("weekly", weekly, lambda when: when.isocalendar()[:2]),
-             ("monthly", monthly, lambda when: (when.year, when.month)))
-    for rule, count, period in rules:
-        seen = []
-        for when, name in found:
-            if len(seen) >= count:
-                break
-            if period(when) not in seen:
-                seen.append(period(when))
-                reasons[name].append(rule)
-    return [f"keep {name} {','.join(reasons[name])}" if reasons[name] else f"delete {name}" for _, name in found]
-"""
-
-TOOL_MAIN = r"""
-def main(argv):
-    args = argv[1:]
-    delete = bool(args) and args[0] == "--delete"
-    args = args[1:] if delete else args
-    try:
-        folder, daily, weekly, monthly = args
-        counts = [int(c) for c in (daily, weekly, monthly) if re.fullmatch(r"[0-9]+", c)]
-        if len(counts) != 3 or not os.path.isdir(folder):
-            raise ValueError(args)
-    except ValueError:
-        print("usage: " + argv[0] + " [--delete] DIR DAILY WEEKLY MONTHLY", file=sys.stderr)
-        return 2
-    lines = plan(os.listdir(folder), *counts)
-    if delete:
-        for line in lines:
-            if line.startswith("delete "):
-                os.remove(os.path.join(folder, line[len("delete "):]))
-    sys.stdout.write("".join(line + "\n" for line in lines))
-    return 0
-
-
-sys.exit(main(sys.argv))
-"""
-
-FRESH_PY = r"""
-def fresh_names(seed):
-    rng = random.Random(seed)
-    start = datetime.datetime(rng.choice([2025, 2026]), rng.choice([11, 12]), rng.randint(1, 28), 0, 0)
-    names = {"README", PREFIX + "-latest.tar.gz", PREFIX + "-20260230-0100.tar.gz", PREFIX + "-20260101-2460.tar.gz",
-             "other-20260101-0100.tar.gz", PREFIX + "-20260101-0100.tar.gz.part", PREFIX + "-2026010-0100.tar.gz"}
-    when = start
-    for _ in range(rng.randint(40, 160)):
-        when += datetime.timedelta(minutes=rng.choice([7, 90, 360, 1440, 1440, 2880, 10000]))
-        names.add(f"{PREFIX}-{when:%Y%m%d-%H%M}.tar.gz")
-    return sorted(names)
-"""
 
 
 def _runs(artifact: Artifact) -> list[datetime.datetime]:
@@ -163,59 +95,37 @@ class BackupRetentionGfs(Operator):
             f"folder = {folder!r}\nos.makedirs(folder, exist_ok=True)\n"
             f"for name in {names!r}:\n    open(os.path.join(folder, name), 'w').write(name + '\\n')\n"
         )
+        code = render(retention, ["main"], PREFIX=prefix)
+        call = "sys.exit(main(sys.argv))"
+        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
 #!/usr/bin/env python3
-import datetime, os, re, sys
+{imports}
 
-PREFIX = {prefix!r}
-{RETENTION_PY.strip()}
+{code}
 
-{TOOL_MAIN.strip()}
+{call}
 PY
 chmod 0755 {q(tool)}
 {q(tool)} --delete {q(folder)} {daily} {weekly} {monthly} > {q(out)}"""
-        tests = f"""
-TOOL, FOLDER, OUT, PREFIX, SEED = {tool!r}, {folder!r}, {out!r}, {prefix!r}, {seed}
-COUNTS, ORIGINAL = {(daily, weekly, monthly)!r}, {names!r}
-{RETENTION_PY}{FRESH_PY}{RUN_TOOL}
-
-def test_{ctx.tag}_plan_of_the_archives():
-    lines = plan(ORIGINAL, *COUNTS)
-    assert any(line.startswith("delete ") for line in lines)
-    assert pathlib.Path(OUT).read_text(encoding="utf-8") == "".join(line + "\\n" for line in lines)
-
-
-def test_{ctx.tag}_pruned_archives_deleted():
-    gone = {{line.split()[1] for line in plan(ORIGINAL, *COUNTS) if line.startswith("delete ")}}
-    assert sorted(os.listdir(FOLDER)) == sorted(set(ORIGINAL) - gone)
-
-
-def test_{ctx.tag}_tool_on_fresh_timestamps(tmp_path):
-    rng = random.Random(SEED)
-    for k in range(6):
-        names = fresh_names(SEED + k)
-        counts = [rng.choice([0, 1, 2, 3, 7]), rng.choice([0, 1, 2, 5]), rng.choice([0, 1, 3, 12])]
-        folder = tmp_path / f"backups{{k}}"
-        folder.mkdir()
-        for name in names:
-            (folder / name).write_text(name, encoding="utf-8")
-        want = "".join(line + "\\n" for line in plan(names, *counts))
-        done = run_tool(TOOL, folder, *counts)
-        assert done.returncode == 0, done.stderr[-500:]
-        assert done.stdout.decode("utf-8") == want, (names, counts)
-        assert sorted(os.listdir(folder)) == names
-        done = run_tool(TOOL, "--delete", folder, *counts)
-        assert done.returncode == 0 and done.stdout.decode("utf-8") == want
-        gone = {{line.split()[1] for line in plan(names, *counts) if line.startswith("delete ")}}
-        assert sorted(os.listdir(folder)) == sorted(set(names) - gone)
-
-
-def test_{ctx.tag}_tool_rejects_bad_arguments(tmp_path):
-    for args in ([tmp_path, 1, 2], [tmp_path, 1, 2, "x"], [tmp_path, -1, 2, 3], [tmp_path / "none", 1, 2, 3]):
-        done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
-"""
+        tests = RUN_TOOL + render(
+            retention,
+            [
+                "test_plan_of_the_archives",
+                "test_pruned_archives_deleted",
+                "test_tool_on_fresh_timestamps",
+                "test_tool_rejects_bad_arguments",
+            ],
+            tag=ctx.tag,
+            TOOL=tool,
+            FOLDER=folder,
+            OUT=out,
+            PREFIX=prefix,
+            SEED=seed,
+            COUNTS=(daily, weekly, monthly),
+            ORIGINAL=names,
+        )
         instruction = " ".join(
             f"""Next, the job scheduled in `{artifact.path}` writes one backup archive per run; the archives of the
             last five months are in `{folder}` (already in the environment), named `{prefix}-YYYYMMDD-HHMM.tar.gz`

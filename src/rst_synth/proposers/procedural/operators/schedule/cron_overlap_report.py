@@ -22,125 +22,13 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 )
 from rst_synth.proposers.procedural.operators.schedule.cron_next_runs import MAX_BYTES
 from rst_synth.proposers.procedural.operators.schedule.crontab import (
-    NEXT_RUNS_PY,
     WINDOW_YEARS,
     commands,
     fires,
     schedule_entries,
 )
-
-OVERLAP_PY = r"""
-class MissingDuration(Exception):
-    pass
-
-
-def commands(text, user_field):
-    found = {}
-    skip = 6 if user_field else 5
-    for number, line in enumerate(text.split("\n"), 1):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#") and not ASSIGNMENT.match(stripped):
-            match = re.match(r"(\S+\s+){%d}(.*)$" % skip, stripped)
-            found[number] = match[2].strip() if match else ""
-    return found
-
-
-def durations_of(text):
-    found = {}
-    for line in text.split("\n"):
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        match = re.fullmatch(r"\s*([0-9]+)\s+(.*?)\s*", line)
-        if match is None or int(match[1]) < 1:
-            raise ValueError("bad duration line: " + line)
-        found[match[2]] = int(match[1])
-    return found
-
-
-def overlaps(files, durations, start, end):
-    runs = []
-    for position, (name, text) in enumerate(files):
-        user_field = name.startswith("/etc/cron.d/") or name == "/etc/crontab"
-        try:
-            entries = cron_entries(text, user_field)
-        except MalformedEntry as bad:
-            raise MalformedEntry(f"{name}:{bad.args[0]}")
-        texts = commands(text, user_field)
-        for entry in entries:
-            if texts[entry[0]] not in durations:
-                raise MissingDuration(f"{name}:{entry[0]}")
-            minutes = durations[texts[entry[0]]]
-            for when, number in entry_runs(entry, start - datetime.timedelta(minutes=1), end.date()):
-                if when >= end:
-                    break
-                runs.append((when, position, number, minutes, name))
-    runs.sort()
-    lines = []
-    for k, (when, _, number, minutes, name) in enumerate(runs):
-        finish = when + datetime.timedelta(minutes=minutes)
-        for other, _, other_number, other_minutes, other_name in runs[k + 1:]:
-            if other >= finish:
-                break
-            shared = min(finish, other + datetime.timedelta(minutes=other_minutes)) - other
-            lines.append(f"{when:%Y-%m-%dT%H:%M} {name}:{number} {other:%Y-%m-%dT%H:%M} {other_name}:{other_number} "
-                         f"{int(shared.total_seconds() // 60)}")
-    return lines
-"""
-
-TOOL_MAIN = r"""
-def main(argv):
-    try:
-        durations_file, start, end, *files = argv[1:]
-        start = datetime.datetime.strptime(start, "%Y-%m-%dT%H:%M")
-        end = datetime.datetime.strptime(end, "%Y-%m-%dT%H:%M")
-        if not files or end <= start:
-            raise ValueError(argv)
-        with open(durations_file, encoding="utf-8") as f:
-            durations = durations_of(f.read())
-        texts = []
-        for name in files:
-            with open(name, encoding="utf-8") as f:
-                texts.append((name, f.read()))
-        lines = overlaps(texts, durations, start, end)
-    except (ValueError, OSError) as exc:
-        print("usage: " + argv[0] + " DURATIONS START END FILE... (" + str(exc) + ")", file=sys.stderr)
-        return 2
-    except (MalformedEntry, MissingDuration) as exc:
-        kind = "malformed cron entry" if isinstance(exc, MalformedEntry) else "no duration for the entry"
-        print(f"{exc.args[0]}: {kind}", file=sys.stderr)
-        return 2
-    sys.stdout.write("".join(line + "\n" for line in lines))
-    return 0
-
-
-sys.exit(main(sys.argv))
-"""
-
-FRESH_PY = r"""
-COMMANDS = ["run-a.sh", "backup.sh --full", "x/run  --twice", "true"]
-
-
-def fresh_case(rng, folder, k):
-    files = []
-    for n in range(rng.randint(1, 3)):
-        lines = []
-        for _ in range(rng.randint(1, 3)):
-            if rng.random() < 0.3:
-                lines.append(rng.choice(["# comment", "", "MAILTO=ops"]))
-            minute = rng.choice(["0", "*/20", "15,45", "5-50/15", str(rng.randint(0, 59))])
-            hour = rng.choice(["*", "*/6", "0-6", "9,13", str(rng.randint(0, 23))])
-            weekday = rng.choice(["*", "*", "1-5", "0", "7"])
-            lines.append(f"{minute} {hour} * * {weekday}\t{rng.choice(COMMANDS)}")
-        path = folder / f"case{k}-{n}.cron"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        files.append(str(path))
-    durations = folder / f"case{k}.durations"
-    durations.write_text("# minutes command\n" + "".join(f"{rng.randint(1, 400)} {c}\n" for c in COMMANDS),
-                         encoding="utf-8")
-    start = datetime.datetime(2026, 1, 1) + datetime.timedelta(minutes=rng.randrange(300 * 1440))
-    end = start + datetime.timedelta(minutes=rng.choice([90, 1440, 3 * 1440]))
-    return str(durations), f"{start:%Y-%m-%dT%H:%M}", f"{end:%Y-%m-%dT%H:%M}", files
-"""
+from rst_synth.proposers.procedural.operators.schedule.shipped import cron, overlap_report
+from rst_synth.proposers.procedural.shipping import render, used_modules
 
 MAINTENANCE = (
     ("10 0 * * *", "/usr/local/bin/db-dump.sh --all", 95),
@@ -193,62 +81,38 @@ class CronOverlapReport(Operator):
         monday = datetime.datetime(2026, 1, 5) + datetime.timedelta(weeks=rng.randrange(40))
         start, end = f"{monday:%Y-%m-%dT%H:%M}", f"{monday + datetime.timedelta(days=7):%Y-%m-%dT%H:%M}"
         seed = rng.randrange(10**6)
+        rules = render(cron, ["MalformedEntry", "next_runs"], WINDOW_YEARS=WINDOW_YEARS)
+        code = rules + "\n\n" + render(overlap_report, ["main"])
+        call = "sys.exit(main(sys.argv))"
+        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
 #!/usr/bin/env python3
-import datetime, heapq, itertools, re, sys
+{imports}
 
-WINDOW_YEARS = {WINDOW_YEARS}
-{NEXT_RUNS_PY.strip()}
+{code}
 
-{OVERLAP_PY.strip()}
-
-{TOOL_MAIN.strip()}
+{call}
 PY
 chmod 0755 {q(tool)}
 {q(tool)} {q(durations_file)} {start} {end} {q(artifact.path)} {q(other)} > {q(out)}"""
-        tests = f"""
-TOOL, SRC, OTHER, DURATIONS, OUT = {tool!r}, {artifact.path!r}, {other!r}, {durations_file!r}, {out!r}
-START, END, SEED, WINDOW_YEARS = {start!r}, {end!r}, {seed}, {WINDOW_YEARS}
-{NEXT_RUNS_PY}{OVERLAP_PY}{FRESH_PY}{RUN_TOOL}
-
-def expected(durations, start, end, files):
-    texts = [(name, pathlib.Path(name).read_text(encoding="utf-8")) for name in files]
-    durations = durations_of(pathlib.Path(durations).read_text(encoding="utf-8"))
-    when = [datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M") for t in (start, end)]
-    return "".join(line + "\\n" for line in overlaps(texts, durations, *when))
-
-
-def test_{ctx.tag}_overlaps_of_the_week():
-    want = expected(DURATIONS, START, END, [SRC, OTHER])
-    assert want
-    assert pathlib.Path(OUT).read_text(encoding="utf-8") == want
-
-
-def test_{ctx.tag}_tool_on_fresh_schedules(tmp_path):
-    rng = random.Random(SEED)
-    for k in range(6):
-        durations, start, end, files = fresh_case(rng, tmp_path, k)
-        done = run_tool(TOOL, durations, start, end, *files, timeout=60)
-        assert done.returncode == 0, done.stderr[-500:]
-        assert done.stdout.decode("utf-8") == expected(durations, start, end, files), (start, end, files)
-
-
-def test_{ctx.tag}_tool_rejects_bad_input(tmp_path):
-    schedule = tmp_path / "jobs.cron"
-    schedule.write_text("# jobs\\n0 * * * * /bin/a\\n*/0 * * * * /bin/b\\n", encoding="utf-8")
-    durations = tmp_path / "d.txt"
-    durations.write_text("5 /bin/a\\n5 /bin/b\\n", encoding="utf-8")
-    done = run_tool(TOOL, durations, "2026-01-01T00:00", "2026-01-02T00:00", schedule)
-    assert done.returncode == 2 and done.stdout == b"" and str(schedule).encode() + b":3" in done.stderr
-    schedule.write_text("0 * * * * /bin/a\\n30 1 * * * /bin/c\\n", encoding="utf-8")
-    done = run_tool(TOOL, durations, "2026-01-01T00:00", "2026-01-02T00:00", schedule)
-    assert done.returncode == 2 and done.stdout == b"" and str(schedule).encode() + b":2" in done.stderr
-    for args in ([durations, "2026-01-02T00:00", "2026-01-01T00:00", schedule], [durations, "x", "y", schedule],
-                 [durations, "2026-01-01T00:00", "2026-01-02T00:00"]):
-        done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"", args
-"""
+        tests = (
+            rules
+            + RUN_TOOL
+            + render(
+                overlap_report,
+                ["test_overlaps_of_the_week", "test_tool_on_fresh_schedules", "test_tool_rejects_bad_input"],
+                tag=ctx.tag,
+                TOOL=tool,
+                SRC=artifact.path,
+                OTHER=other,
+                DURATIONS=durations_file,
+                OUT=out,
+                START=start,
+                END=end,
+                SEED=seed,
+            )
+        )
         instruction = " ".join(
             f"""Next, another team adds its maintenance jobs in `{other}` (a schedule without a user field); the
             jobs of `{artifact.path}` and of that file share one machine. `{durations_file}` states how long each

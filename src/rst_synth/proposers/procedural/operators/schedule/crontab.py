@@ -1,5 +1,5 @@
-"""Cron schedules as data: the reference implementation of the cron rules the schedule operators ship, and what
-it reads off a schedule artifact."""
+"""Cron schedules as data: what the schedule operators read off a schedule artifact, by the cron rules they ship
+(`shipped/cron.py`)."""
 
 from __future__ import annotations
 
@@ -8,97 +8,19 @@ import re
 from typing import Any
 
 from rst_synth.proposers.artifacts import Artifact
+from rst_synth.proposers.procedural.operators.schedule.shipped import cron
 
-WINDOW_YEARS = 8
+WINDOW_YEARS = cron.WINDOW_YEARS
 """Runs count up to 31 December of START's year + 8: an entry that never fires must not loop forever."""
-
-
-NEXT_RUNS_PY = """
-FIELD_RANGES = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 7))
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \\t]*=")
-
-
-class MalformedEntry(Exception):
-    pass
-
-
-def cron_values(field, low, high):
-    values = set()
-    for part in field.split(","):
-        body, slash, step = part.partition("/")
-        if slash and not re.fullmatch(r"[0-9]+", step):
-            return None
-        if body == "*":
-            first, last = low, high
-        elif re.fullmatch(r"[0-9]+-[0-9]+", body):
-            first, last = (int(x) for x in body.split("-"))
-        elif re.fullmatch(r"[0-9]+", body) and not slash:
-            first = last = int(body)
-        else:
-            return None
-        every = int(step) if slash else 1
-        if every < 1 or first > last or first < low or last > high:
-            return None
-        values.update(range(first, last + 1, every))
-    return values
-
-
-def cron_entries(text, user_field):
-    entries = []
-    for number, line in enumerate(text.split("\\n"), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#") or ASSIGNMENT.match(stripped):
-            continue
-        fields = stripped.split()
-        if len(fields) < (7 if user_field else 6):
-            raise MalformedEntry(number)
-        sets = [cron_values(f, low, high) for f, (low, high) in zip(fields, FIELD_RANGES)]
-        if any(s is None for s in sets):
-            raise MalformedEntry(number)
-        minutes, hours, days, months, weekdays = sets
-        either = fields[2] != "*" and fields[4] != "*"
-        entries.append((number, sorted(minutes), sorted(hours), days, months, {d % 7 for d in weekdays}, either))
-    return entries
-
-
-def entry_runs(entry, start, last_day):
-    number, minutes, hours, days, months, weekdays, either = entry
-    day = start.date()
-    while day <= last_day:
-        if day.month not in months:
-            day = (day.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
-            continue
-        by_date, by_weekday = day.day in days, day.isoweekday() % 7 in weekdays
-        if (by_date or by_weekday) if either else (by_date and by_weekday):
-            for hour in hours:
-                for minute in minutes:
-                    when = datetime.datetime(day.year, day.month, day.day, hour, minute)
-                    if when > start:
-                        yield when, number
-        day += datetime.timedelta(days=1)
-
-
-def next_runs(text, user_field, start, count):
-    entries = cron_entries(text, user_field)
-    last_day = datetime.date(start.year + WINDOW_YEARS, 12, 31)
-    merged = heapq.merge(*(entry_runs(entry, start, last_day) for entry in entries))
-    return [f"{when:%Y-%m-%dT%H:%M} {number}" for when, number in itertools.islice(merged, count)]
-"""
 
 
 def user_field(path: str) -> bool:
     return path.startswith("/etc/cron.d/") or path == "/etc/crontab"
 
 
-_NAMESPACE: dict[str, Any] = {}
-
-
 def reference() -> dict[str, Any]:
     """The reference implementation as live functions (next_runs, cron_entries, MalformedEntry)."""
-    if not _NAMESPACE:
-        _NAMESPACE["WINDOW_YEARS"] = WINDOW_YEARS
-        exec("import datetime, heapq, itertools, re\n" + NEXT_RUNS_PY, _NAMESPACE)  # our own constant
-    return _NAMESPACE
+    return vars(cron)
 
 
 def schedule_entries(artifact: Artifact) -> list[tuple[Any, ...]]:
