@@ -108,7 +108,8 @@ def _used(node: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-_TYPE_IGNORE = re.compile(r"  # type: ignore\[[a-z-, ]+\](  #[^\n]*)?$", re.MULTILINE)
+_TYPE_IGNORE = re.compile(r"  # (type: ignore\[[a-z-, ]+\]|noqa(: [A-Z0-9, ]+)?)(  #[^\n]*)?$", re.MULTILINE)
+"""Linter and type-checker comments: they speak to our checks, not to whoever reads the task."""
 
 
 _DEFAULT = re.compile(r"^(\s*(?:async )?def \w+)(\(.*?\):)$", re.MULTILINE | re.DOTALL)
@@ -117,7 +118,7 @@ _SPACED = re.compile(r"(?<=\w) = ")
 
 
 def strip_hints(code: str) -> str:
-    """`code` without its type hints (parameters, returns, annotated assignments) and `type: ignore` comments:
+    """`code` without its type hints (parameters, returns, annotated assignments) and `type: ignore`/`noqa` comments:
     shipped code is checked here, and runs in a task whose interpreter need not read them."""
     lines = code.splitlines(keepends=True)
     starts = [0]
