@@ -10,6 +10,8 @@ from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import MAX_TEXT_BYTES
 from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, RUN_TOOL, inside_git, tool_path
+from rst_synth.proposers.procedural.operators.logs.shipped import group_shares
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
@@ -42,53 +44,11 @@ class JsonlGroupShares(Operator):
         group, value = ctx.rng.choice(_pairs(artifact))
         total = f"total_{slug(value)}"
         out = ctx.output_path(artifact, f"{slug(value)}_by_{slug(group)}", "csv")
-        args = f"{artifact.path!r}, {group!r}, {value!r}"
-        core = """
-def shares(path, group, value):
-    counts, totals = collections.Counter(), collections.defaultdict(float)
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                event = json.loads(line)
-                counts[event[group]] += 1
-                totals[event[group]] += event[value]
-    whole = sum(totals.values())
-    rows = [(key, counts[key], totals[key], 100 * totals[key] / whole if whole else 0.0) for key in counts]
-    return sorted(rows, key=lambda r: (-round(r[2], 2), r[0]))
-"""
-        solution = f"""python3 - <<'PY'
-import collections, csv, json
-{core}
-with open({out!r}, "w", newline="", encoding="utf-8") as f:
-    writer = csv.writer(f)
-    writer.writerow([{group!r}, "events", {total!r}, "share_pct"])
-    for key, events, amount, share in shares({args}):
-        writer.writerow([key, events, f"{{amount:.2f}}", f"{{share:.1f}}"])
-PY"""
-        tests = f"""
-SRC, GROUP, VALUE, OUT = {args}, {out!r}
-{core}
-
-def read_out():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
-def test_{ctx.tag}_header_counts_and_totals():
-    rows = read_out()
-    assert rows[0] == [GROUP, "events", {total!r}, "share_pct"]
-    want = shares(SRC, GROUP, VALUE)
-    assert [r[0] for r in rows[1:]] == [key for key, *_ in want]
-    for row, (key, events, amount, share) in zip(rows[1:], want):
-        assert row[1] == str(events), row
-        assert re.fullmatch(r"-?\\d+\\.\\d\\d", row[2]) and abs(float(row[2]) - amount) < 0.006, row
-        assert re.fullmatch(r"-?\\d+\\.\\d", row[3]) and abs(float(row[3]) - share) < 0.051, row
-
-
-def test_{ctx.tag}_shares_make_the_whole():
-    shares_written = [float(r[3]) for r in read_out()[1:]]
-    assert abs(sum(shares_written) - 100) <= 0.05 * len(shares_written) + 1e-9 or sum(shares_written) == 0
-"""
+        params = {"SRC": artifact.path, "GROUP": group, "VALUE": value, "TOTAL": total, "OUT": out}
+        solution = python_script(render(group_shares, ["write_shares"], **params), "write_shares()")
+        tests = render(
+            group_shares, ["test_header_counts_and_totals", "test_shares_make_the_whole"], tag=ctx.tag, **params
+        )
         instruction = (
             f"Next, report how `{artifact.path}` (JSON Lines: one event object per line; skip blank lines) "
             f"divides up by `{group}`: write `{out}`, a comma-separated CSV file with the header "
