@@ -6,12 +6,13 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import MAX_TEXT_BYTES
-from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, RUN_TOOL, inside_git, tool_path
-from rst_synth.proposers.procedural.operators.logs.shipped import group_shares
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, inside_git, tool_path
+from rst_synth.proposers.procedural.operators.logs.shipped import group_shares, rollup_tool
+from rst_synth.proposers.procedural.shipping import python_script, render, used_modules
 
 
 def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
@@ -66,54 +67,13 @@ class JsonlGroupShares(Operator):
         )
 
 
-ROLLUP_JSONL_PY = """
-def rollup(lines, group, value):
-    counts, totals, skipped = {}, {}, 0
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            event = None
-        amount = event.get(value) if isinstance(event, dict) else None
-        if not isinstance(event, dict) or not isinstance(event.get(group), str) or (
-            amount is not None and (isinstance(amount, bool) or not isinstance(amount, (int, float)))
-        ):
-            skipped += 1
-            continue
-        key = event[group]
-        counts[key] = counts.get(key, 0) + 1
-        totals[key] = totals.get(key, decimal.Decimal(0)) + decimal.Decimal(str(amount or 0))
-    cent = decimal.Decimal("0.01")
-    rows = []
-    for key in sorted(counts, key=lambda k: (-totals[k], k)):
-        total = totals[key].quantize(cent, rounding=decimal.ROUND_HALF_UP)
-        rows.append([key, str(counts[key]), str(abs(total) if total == 0 else total)])
-    return rows, skipped
-"""
-
-FRESH_EVENTS_PY = """
-def fresh_events(group, value, seed):
-    rng = random.Random(seed)
-    lines = []
-    for i in range(400):
-        roll = rng.random()
-        event = {"seq": i, group: rng.choice(EDGE_VALUES), value: rng.randint(-50000, 900000) / 1000}
-        if roll < 0.05:
-            lines.append("{not json")
-        elif roll < 0.08:
-            event.pop(value)
-            lines.append(json.dumps(event, ensure_ascii=rng.random() < 0.5))
-        elif roll < 0.10:
-            event[group] = rng.randint(1, 9)
-            lines.append(json.dumps(event))
-        elif roll < 0.12:
-            lines.append("   ")
-        else:
-            lines.append(json.dumps(event, ensure_ascii=rng.random() < 0.5))
-    return "\\n".join(lines) + "\\n"
-"""
+def _tool_text(code: str, call: str) -> str:
+    """An executable Python file of shipped code: a `#!` line, its imports, the code, then `call`."""
+    imports = "".join(f"import {m}\n" for m in used_modules(code + call))
+    text = f"#!/usr/bin/env python3\n{imports}\n\n{code}\n\n{call}\n"
+    if "\nPY\n" in f"\n{text}":
+        raise ValueError("shipped code holds the here-document's delimiter line PY")
+    return text
 
 
 @register
@@ -134,55 +94,22 @@ class JsonlRollupTool(Operator):
         group, value = ctx.rng.choice(_pairs(artifact))
         tool = tool_path(ctx, artifact, "rollup")
         out = ctx.output_path(artifact, f"{slug(group)}_rollup", "csv")
+        params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "GROUP": group, "VALUE": value}
+        program = _tool_text(render(rollup_tool, ["main"]), "main()")
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import csv, decimal, json, sys
-{ROLLUP_JSONL_PY.strip()}
-if len(sys.argv) != 4:
-    print("usage: rollup LOG GROUP VALUE", file=sys.stderr)
-    sys.exit(2)
-with open(sys.argv[1], encoding="utf-8") as f:
-    rows, skipped = rollup(f, sys.argv[2], sys.argv[3])
-writer = csv.writer(sys.stdout, lineterminator="\\n")
-writer.writerow([sys.argv[2], "events", "total"])
-writer.writerows(rows)
-if skipped:
-    print(f"skipped {{skipped}} lines", file=sys.stderr)
-PY
+{program}PY
 chmod 0755 {q(tool)}
 {q(tool)} {q(artifact.path)} {q(group)} {q(value)} > {q(out)}"""
-        tests = f"""
-TOOL, SRC, OUT, GROUP, VALUE = {tool!r}, {artifact.path!r}, {out!r}, {group!r}, {value!r}
-EDGE_VALUES = {EDGE_VALUES!r}
-{ROLLUP_JSONL_PY}{FRESH_EVENTS_PY}{RUN_TOOL}
-
-def parsed(text):
-    return [row for row in csv.reader(io.StringIO(text, newline="")) if row]
-
-
-def test_{ctx.tag}_rollup_of_the_log():
-    with open(SRC, encoding="utf-8") as f:
-        want, _ = rollup(f, GROUP, VALUE)
-    assert parsed(pathlib.Path(OUT).read_text(encoding="utf-8")) == [[GROUP, "events", "total"], *want]
-
-
-def test_{ctx.tag}_tool_on_fresh_logs_with_bad_lines(tmp_path):
-    for seed in (1, 2, 3):
-        text = fresh_events("kind", "amount", {ctx.rng.randrange(10**6)} + seed)
-        path = tmp_path / f"log{{seed}}.jsonl"
-        path.write_bytes(text.encode("utf-8"))
-        done = run_tool(TOOL, path, "kind", "amount")
-        assert done.returncode == 0, done.stderr[-500:]
-        want, skipped = rollup(text.splitlines(), "kind", "amount")
-        assert parsed(done.stdout.decode("utf-8")) == [["kind", "events", "total"], *want], seed
-        assert re.search(rf"\\bskipped {{skipped}} lines\\b", done.stderr.decode("utf-8")), done.stderr[-300:]
-
-
-def test_{ctx.tag}_tool_usage_error():
-    done = run_tool(TOOL, SRC)
-    assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip()
-"""
+        tests = render(
+            rollup_tool,
+            ["test_rollup_of_the_log", "test_tool_on_fresh_logs_with_bad_lines", "test_tool_usage_error"],
+            tag=ctx.tag,
+            **params,
+            EDGE_VALUES=EDGE_VALUES,
+            SEED=ctx.rng.randrange(10**6),
+        )
+        tests += "\n\n" + render(testkit, ["run_tool"])
         instruction = (
             f"Next, write a reusable command-line tool `{tool}` (an executable file with a `#!` line): "
             f"`{tool} LOG GROUP VALUE` reads LOG, a UTF-8 JSON Lines file (one JSON object per line), and prints "
