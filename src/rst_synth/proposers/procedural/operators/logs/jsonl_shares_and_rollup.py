@@ -12,7 +12,7 @@ from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import MAX_TEXT_BYTES
 from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, inside_git, tool_path
 from rst_synth.proposers.procedural.operators.logs.shipped import group_shares, rollup_tool
-from rst_synth.proposers.procedural.shipping import python_script, render, used_modules
+from rst_synth.proposers.procedural.shipping import python_script, python_tool, render
 
 
 def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
@@ -67,15 +67,6 @@ class JsonlGroupShares(Operator):
         )
 
 
-def _tool_text(code: str, call: str) -> str:
-    """An executable Python file of shipped code: a `#!` line, its imports, the code, then `call`."""
-    imports = "".join(f"import {m}\n" for m in used_modules(code + call))
-    text = f"#!/usr/bin/env python3\n{imports}\n\n{code}\n\n{call}\n"
-    if "\nPY\n" in f"\n{text}":
-        raise ValueError("shipped code holds the here-document's delimiter line PY")
-    return text
-
-
 @register
 class JsonlRollupTool(Operator):
     """A reusable tool that rolls up any JSON Lines event log by a category, tolerant of bad lines."""
@@ -95,7 +86,7 @@ class JsonlRollupTool(Operator):
         tool = tool_path(ctx, artifact, "rollup")
         out = ctx.output_path(artifact, f"{slug(group)}_rollup", "csv")
         params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "GROUP": group, "VALUE": value}
-        program = _tool_text(render(rollup_tool, ["main"]), "main()")
+        program = python_tool(render(rollup_tool, ["main"]), "main()")
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
 {program}PY
