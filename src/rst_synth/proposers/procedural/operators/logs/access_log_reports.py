@@ -4,23 +4,12 @@ is tuned by; and the traffic and error rate of each endpoint, the question a cap
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import ModuleType
-
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
-from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log
-from rst_synth.proposers.procedural.operators.logs.shipped import access_bursts, access_endpoints, access_hits
-from rst_synth.proposers.procedural.shipping import python_script, render
-
-HITS = ["requests_of", "client_hits"]
-"""What every access-log step renders first (shipped/access_hits.py): its own module's code builds on it."""
-
-
-def _program(module: ModuleType, keep: list[str], params: Mapping[str, object], tag: str = "") -> str:
-    """The shipped log reading, then `keep` of the step's own module with its parameters."""
-    return render(access_hits, HITS) + "\n\n" + render(module, keep, tag=tag, **params)
+from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log, on_hits
+from rst_synth.proposers.procedural.operators.logs.shipped import access_bursts, access_endpoints
+from rst_synth.proposers.procedural.shipping import python_script
 
 
 def _windows(artifact: Artifact) -> list[int]:
@@ -48,8 +37,8 @@ class AccessLogBursts(Operator):
         window = ctx.rng.choice(_windows(artifact))
         out = ctx.output_path(artifact, f"bursts_{window}s", "csv")
         params = {"LOG": artifact.path, "OUT": out, "WINDOW": window}
-        solution = python_script(_program(access_bursts, ["write_bursts"], params), "write_bursts()")
-        tests = _program(
+        solution = python_script(on_hits(access_bursts, ["write_bursts"], params), "write_bursts()")
+        tests = on_hits(
             access_bursts, ["test_busiest_window_per_client", "test_windows_fit_and_hold_their_count"], params, ctx.tag
         )
         instruction = " ".join(
@@ -91,8 +80,8 @@ class AccessLogEndpoints(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "endpoints", "csv")
         params = {"LOG": artifact.path, "OUT": out}
-        solution = python_script(_program(access_endpoints, ["write_endpoints"], params), "write_endpoints()")
-        tests = _program(
+        solution = python_script(on_hits(access_endpoints, ["write_endpoints"], params), "write_endpoints()")
+        tests = on_hits(
             access_endpoints,
             ["test_traffic_per_endpoint", "test_every_request_with_a_path_counted_once"],
             params,
