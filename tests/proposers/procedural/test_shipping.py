@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,13 @@ def test_python_script_runs_with_its_imports() -> None:
     assert done.stdout == '{"a": 1}\n'
     with pytest.raises(ValueError, match="delimiter"):
         shipping.python_script("X = '''\nPY\n'''\n", "print(X)")
+
+
+def test_python_tool_is_an_executable_file_with_its_imports(tmp_path: Path) -> None:
+    tool = tmp_path / "tool"
+    tool.write_text(shipping.python_tool("def main(argv):\n    print(json.dumps(argv[1:]))\n", "main(sys.argv)"))
+    tool.chmod(0o755)
+    assert tool.read_text().startswith("#!/usr/bin/env python3\nimport json\nimport sys\n")
+    assert subprocess.run([tool, "a"], capture_output=True, text=True, check=True).stdout == '["a"]\n'
+    with pytest.raises(ValueError, match="delimiter"):
+        shipping.python_tool("X = '''\nPY\n'''\n", "print(X)")

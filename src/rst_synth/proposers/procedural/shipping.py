@@ -214,3 +214,13 @@ def python_script(code: str, call: str) -> str:
     if "\nPY\n" in f"\n{script}":
         raise ValueError("shipped code holds the here-document's delimiter line PY")
     return f"python3 - <<'PY'\n{script}PY"
+
+
+def python_tool(code: str, call: str) -> str:
+    """The text of an executable Python file of shipped code, for a quoted `<<'PY'` here-document: a `#!`
+    line, its imports, the code, then `call`."""
+    imports = "".join(f"import {m}\n" for m in used_modules(code + call))
+    text = f"#!/usr/bin/env python3\n{imports}\n\n{code}\n\n{call}\n"
+    if "\nPY\n" in f"\n{text}":
+        raise ValueError("shipped code holds the here-document's delimiter line PY")
+    return text

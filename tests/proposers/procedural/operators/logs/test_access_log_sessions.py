@@ -4,18 +4,17 @@ child accepted against a parent whose task reads an access log."""
 
 from __future__ import annotations
 
-import datetime
 import random
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.logs import access_log_sessions
+from rst_synth.proposers.procedural.operators.logs import access_log_sessions  # noqa: F401
+from rst_synth.proposers.procedural.operators.logs.shipped import access_sessions
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
@@ -41,10 +40,7 @@ def build(seed: int = 3) -> Step:
 
 
 def sessions(text: str, gap: int) -> list[list[str]]:
-    space: dict[str, Any] = {"datetime": datetime, "re": re}
-    exec(access_log_sessions.SESSIONS_PY, space)
-    result: list[list[str]] = space["sessions"](text, gap)
-    return result
+    return access_sessions.sessions(text, gap)
 
 
 def test_it_applies_to_access_logs() -> None:

@@ -12,6 +12,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, sample_rows
+from rst_synth.proposers.procedural.operators.logs.shipped import http_status_classes
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 _HTTP = re.compile(r"[1-5]\d\d")
 
@@ -26,20 +28,6 @@ def _status_columns(artifact: Artifact) -> list[str]:
             if len({v[0] for v in values}) >= 2:
                 found.append(name)
     return found
-
-
-CLASSES = r"""
-def classes(path, delim, status, measure):
-    totals = {f"{k}xx": decimal.Decimal(0) for k in range(1, 6)}
-    with open(path, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter=delim):
-            code, value = row[status].strip(), (row[measure] or "").strip()
-            if re.fullmatch(r"[1-5][0-9][0-9]", code):
-                totals[code[0] + "xx"] += decimal.Decimal(value) if value else 0
-    whole = sum(totals.values())
-    return [["class", measure, "share"]] + [
-        [k, str(v), f"{v / whole:.4f}" if whole else "0.0000"] for k, v in totals.items()]
-"""
 
 
 @register
@@ -60,32 +48,14 @@ class HttpStatusClasses(Operator):
         status = ctx.rng.choice(_status_columns(artifact))
         measure = ctx.rng.choice(csv_fitting(artifact, Use.SUM))
         out = ctx.output_path(artifact, f"{measure}_by_status_class", "csv")
-        args = f"{artifact.path!r}, {delim!r}, {status!r}, {measure!r}"
-        solution = f"""python3 - <<'PY'
-import csv, decimal, re
-{CLASSES}
-with open({out!r}, "w", newline="", encoding="utf-8") as f:
-    csv.writer(f, lineterminator="\\n").writerows(classes({args}))
-PY"""
-        tests = f"""
-SRC, DELIM, STATUS, MEASURE, OUT = {args}, {out!r}
-{CLASSES}
-
-def read_out():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
-def test_{ctx.tag}_a_row_per_class_with_its_total():
-    got, want = read_out(), classes(SRC, DELIM, STATUS, MEASURE)
-    assert got[0] == want[0] and [r[0] for r in got] == [r[0] for r in want]
-    assert [decimal.Decimal(r[1]) for r in got[1:]] == [decimal.Decimal(r[1]) for r in want[1:]]
-
-
-def test_{ctx.tag}_shares_of_the_whole():
-    got, want = read_out(), classes(SRC, DELIM, STATUS, MEASURE)
-    assert all(abs(float(g[2]) - float(w[2])) < 0.00006 for g, w in zip(got[1:], want[1:]))
-"""
+        params = {"SRC": artifact.path, "DELIM": delim, "STATUS": status, "MEASURE": measure, "OUT": out}
+        solution = python_script(render(http_status_classes, ["write_classes"], **params), "write_classes()")
+        tests = render(
+            http_status_classes,
+            ["test_a_row_per_class_with_its_total", "test_shares_of_the_whole"],
+            tag=ctx.tag,
+            **params,
+        )
         instruction = (
             f"Then read the `{status}` column of `{artifact.path}` ({delimiter_name(delim)}-separated, with a "
             f"header row) as HTTP status codes and total `{measure}` per status class: a code's class is its "

@@ -6,10 +6,13 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import MAX_TEXT_BYTES
-from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, RUN_TOOL, inside_git, tool_path
+from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, inside_git, tool_path
+from rst_synth.proposers.procedural.operators.logs.shipped import group_shares, rollup_tool
+from rst_synth.proposers.procedural.shipping import python_script, python_tool, render
 
 
 def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
@@ -42,53 +45,11 @@ class JsonlGroupShares(Operator):
         group, value = ctx.rng.choice(_pairs(artifact))
         total = f"total_{slug(value)}"
         out = ctx.output_path(artifact, f"{slug(value)}_by_{slug(group)}", "csv")
-        args = f"{artifact.path!r}, {group!r}, {value!r}"
-        core = """
-def shares(path, group, value):
-    counts, totals = collections.Counter(), collections.defaultdict(float)
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                event = json.loads(line)
-                counts[event[group]] += 1
-                totals[event[group]] += event[value]
-    whole = sum(totals.values())
-    rows = [(key, counts[key], totals[key], 100 * totals[key] / whole if whole else 0.0) for key in counts]
-    return sorted(rows, key=lambda r: (-round(r[2], 2), r[0]))
-"""
-        solution = f"""python3 - <<'PY'
-import collections, csv, json
-{core}
-with open({out!r}, "w", newline="", encoding="utf-8") as f:
-    writer = csv.writer(f)
-    writer.writerow([{group!r}, "events", {total!r}, "share_pct"])
-    for key, events, amount, share in shares({args}):
-        writer.writerow([key, events, f"{{amount:.2f}}", f"{{share:.1f}}"])
-PY"""
-        tests = f"""
-SRC, GROUP, VALUE, OUT = {args}, {out!r}
-{core}
-
-def read_out():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
-def test_{ctx.tag}_header_counts_and_totals():
-    rows = read_out()
-    assert rows[0] == [GROUP, "events", {total!r}, "share_pct"]
-    want = shares(SRC, GROUP, VALUE)
-    assert [r[0] for r in rows[1:]] == [key for key, *_ in want]
-    for row, (key, events, amount, share) in zip(rows[1:], want):
-        assert row[1] == str(events), row
-        assert re.fullmatch(r"-?\\d+\\.\\d\\d", row[2]) and abs(float(row[2]) - amount) < 0.006, row
-        assert re.fullmatch(r"-?\\d+\\.\\d", row[3]) and abs(float(row[3]) - share) < 0.051, row
-
-
-def test_{ctx.tag}_shares_make_the_whole():
-    shares_written = [float(r[3]) for r in read_out()[1:]]
-    assert abs(sum(shares_written) - 100) <= 0.05 * len(shares_written) + 1e-9 or sum(shares_written) == 0
-"""
+        params = {"SRC": artifact.path, "GROUP": group, "VALUE": value, "TOTAL": total, "OUT": out}
+        solution = python_script(render(group_shares, ["write_shares"], **params), "write_shares()")
+        tests = render(
+            group_shares, ["test_header_counts_and_totals", "test_shares_make_the_whole"], tag=ctx.tag, **params
+        )
         instruction = (
             f"Next, report how `{artifact.path}` (JSON Lines: one event object per line; skip blank lines) "
             f"divides up by `{group}`: write `{out}`, a comma-separated CSV file with the header "
@@ -104,56 +65,6 @@ def test_{ctx.tag}_shares_make_the_whole():
             instruction=instruction,
             produces=[produced],
         )
-
-
-ROLLUP_JSONL_PY = """
-def rollup(lines, group, value):
-    counts, totals, skipped = {}, {}, 0
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            event = None
-        amount = event.get(value) if isinstance(event, dict) else None
-        if not isinstance(event, dict) or not isinstance(event.get(group), str) or (
-            amount is not None and (isinstance(amount, bool) or not isinstance(amount, (int, float)))
-        ):
-            skipped += 1
-            continue
-        key = event[group]
-        counts[key] = counts.get(key, 0) + 1
-        totals[key] = totals.get(key, decimal.Decimal(0)) + decimal.Decimal(str(amount or 0))
-    cent = decimal.Decimal("0.01")
-    rows = []
-    for key in sorted(counts, key=lambda k: (-totals[k], k)):
-        total = totals[key].quantize(cent, rounding=decimal.ROUND_HALF_UP)
-        rows.append([key, str(counts[key]), str(abs(total) if total == 0 else total)])
-    return rows, skipped
-"""
-
-FRESH_EVENTS_PY = """
-def fresh_events(group, value, seed):
-    rng = random.Random(seed)
-    lines = []
-    for i in range(400):
-        roll = rng.random()
-        event = {"seq": i, group: rng.choice(EDGE_VALUES), value: rng.randint(-50000, 900000) / 1000}
-        if roll < 0.05:
-            lines.append("{not json")
-        elif roll < 0.08:
-            event.pop(value)
-            lines.append(json.dumps(event, ensure_ascii=rng.random() < 0.5))
-        elif roll < 0.10:
-            event[group] = rng.randint(1, 9)
-            lines.append(json.dumps(event))
-        elif roll < 0.12:
-            lines.append("   ")
-        else:
-            lines.append(json.dumps(event, ensure_ascii=rng.random() < 0.5))
-    return "\\n".join(lines) + "\\n"
-"""
 
 
 @register
@@ -174,55 +85,22 @@ class JsonlRollupTool(Operator):
         group, value = ctx.rng.choice(_pairs(artifact))
         tool = tool_path(ctx, artifact, "rollup")
         out = ctx.output_path(artifact, f"{slug(group)}_rollup", "csv")
+        params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "GROUP": group, "VALUE": value}
+        program = python_tool(render(rollup_tool, ["main"]), "main()")
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import csv, decimal, json, sys
-{ROLLUP_JSONL_PY.strip()}
-if len(sys.argv) != 4:
-    print("usage: rollup LOG GROUP VALUE", file=sys.stderr)
-    sys.exit(2)
-with open(sys.argv[1], encoding="utf-8") as f:
-    rows, skipped = rollup(f, sys.argv[2], sys.argv[3])
-writer = csv.writer(sys.stdout, lineterminator="\\n")
-writer.writerow([sys.argv[2], "events", "total"])
-writer.writerows(rows)
-if skipped:
-    print(f"skipped {{skipped}} lines", file=sys.stderr)
-PY
+{program}PY
 chmod 0755 {q(tool)}
 {q(tool)} {q(artifact.path)} {q(group)} {q(value)} > {q(out)}"""
-        tests = f"""
-TOOL, SRC, OUT, GROUP, VALUE = {tool!r}, {artifact.path!r}, {out!r}, {group!r}, {value!r}
-EDGE_VALUES = {EDGE_VALUES!r}
-{ROLLUP_JSONL_PY}{FRESH_EVENTS_PY}{RUN_TOOL}
-
-def parsed(text):
-    return [row for row in csv.reader(io.StringIO(text, newline="")) if row]
-
-
-def test_{ctx.tag}_rollup_of_the_log():
-    with open(SRC, encoding="utf-8") as f:
-        want, _ = rollup(f, GROUP, VALUE)
-    assert parsed(pathlib.Path(OUT).read_text(encoding="utf-8")) == [[GROUP, "events", "total"], *want]
-
-
-def test_{ctx.tag}_tool_on_fresh_logs_with_bad_lines(tmp_path):
-    for seed in (1, 2, 3):
-        text = fresh_events("kind", "amount", {ctx.rng.randrange(10**6)} + seed)
-        path = tmp_path / f"log{{seed}}.jsonl"
-        path.write_bytes(text.encode("utf-8"))
-        done = run_tool(TOOL, path, "kind", "amount")
-        assert done.returncode == 0, done.stderr[-500:]
-        want, skipped = rollup(text.splitlines(), "kind", "amount")
-        assert parsed(done.stdout.decode("utf-8")) == [["kind", "events", "total"], *want], seed
-        assert re.search(rf"\\bskipped {{skipped}} lines\\b", done.stderr.decode("utf-8")), done.stderr[-300:]
-
-
-def test_{ctx.tag}_tool_usage_error():
-    done = run_tool(TOOL, SRC)
-    assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip()
-"""
+        tests = render(
+            rollup_tool,
+            ["test_rollup_of_the_log", "test_tool_on_fresh_logs_with_bad_lines", "test_tool_usage_error"],
+            tag=ctx.tag,
+            **params,
+            EDGE_VALUES=EDGE_VALUES,
+            SEED=ctx.rng.randrange(10**6),
+        )
+        tests += "\n\n" + render(testkit, ["run_tool"])
         instruction = (
             f"Next, write a reusable command-line tool `{tool}` (an executable file with a `#!` line): "
             f"`{tool} LOG GROUP VALUE` reads LOG, a UTF-8 JSON Lines file (one JSON object per line), and prints "

@@ -11,6 +11,8 @@ from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, s
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import NON_FINITE, csv_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
+from rst_synth.proposers.procedural.operators.tables.shipped import column_stats, filter_above_mean
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 
 @register
@@ -38,48 +40,9 @@ class CsvColumnStats(Operator):
         d = artifact.details
         columns = csv_fitting(artifact, Use.STATS)  # measures that vary: no ids, codes, flags, row numbers
         out = ctx.output_path(artifact, "stats", "json")
-        args = f"{artifact.path!r}, {d['delimiter']!r}, {columns!r}"
-        solution = f"""python3 - <<'PY'
-import csv, json, statistics
-src, delim, columns = {args}
-with open(src, newline="") as f:
-    rows = list(csv.DictReader(f, delimiter=delim))
-stats = {{}}
-for col in columns:
-    values = [float(r[col]) for r in rows]
-    stats[col] = {{"min": min(values), "max": max(values),
-                  "mean": round(statistics.fmean(values), 3), "median": statistics.median(values)}}
-with open({out!r}, "w") as f:
-    json.dump(stats, f, indent=2)
-PY"""
-        tests = f"""
-SRC, DELIM, COLUMNS, OUT = {args}, {out!r}
-
-
-def column_values(name):
-    with open(SRC, newline="") as f:
-        reader = csv.reader(f, delimiter=DELIM)
-        index = next(reader).index(name)
-        return [float(row[index]) for row in reader if row]
-
-
-def close(got, want):
-    return abs(got - want) <= 1e-9 * max(1.0, abs(want))
-
-
-def test_{ctx.tag}_column_stats():
-    data = json.loads(pathlib.Path(OUT).read_text())
-    assert isinstance(data, dict) and sorted(data) == sorted(COLUMNS)
-    for name in COLUMNS:
-        values, got = column_values(name), data[name]
-        assert isinstance(got, dict) and sorted(got) == ["max", "mean", "median", "min"], got
-        assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in got.values()), got
-        assert close(got["min"], min(values)) and close(got["max"], max(values)), (name, got)
-        assert close(got["median"], statistics.median(values)), (name, got)
-        mean = statistics.fmean(values)
-        assert abs(got["mean"] - mean) <= 0.0005 + 1e-9 * max(1.0, abs(mean)), (name, got, mean)
-        assert abs(got["mean"] * 1000 - round(got["mean"] * 1000)) < 1e-6 * max(1.0, abs(mean)), got
-"""
+        params = {"SRC": artifact.path, "DELIM": d["delimiter"], "COLUMNS": columns, "OUT": out}
+        solution = python_script(render(column_stats, ["write_stats"], **params), "write_stats()")
+        tests = render(column_stats, ["test_column_stats"], tag=ctx.tag, **params)
         names = ", ".join(f"`{c}`" for c in columns)
         instruction = (
             f"Next, compute statistics of the measure columns ({names}) of `{artifact.path}` "
@@ -127,44 +90,9 @@ class CsvFilterAboveMean(Operator):
         d = artifact.details
         column = ctx.rng.choice(sorted(csv_fitting(artifact, Use.STATS)))  # a measure that varies: rows above
         out = ctx.output_path(artifact, f"above_mean_{slug(column)}", "csv")
-        args = f"{artifact.path!r}, {d['delimiter']!r}, {column!r}"
-        solution = f"""python3 - <<'PY'
-import csv
-src, delim, column = {args}
-with open(src, newline="") as f:
-    rows = [r for r in csv.reader(f, delimiter=delim) if r]
-header, body = rows[0], rows[1:]
-i = header.index(column)
-mean = sum(float(r[i]) for r in body) / len(body)
-with open({out!r}, "w", newline="") as f:
-    writer = csv.writer(f)
-    writer.writerow(header)
-    writer.writerows(r for r in body if float(r[i]) > mean)
-PY"""
-        tests = f"""
-SRC, DELIM, COLUMN, OUT = {args}, {out!r}
-
-
-def test_{ctx.tag}_rows_above_mean_in_order():
-    with open(OUT, newline="") as f:
-        got = [row for row in csv.reader(f) if row]
-    with open(SRC, newline="") as f:
-        rows = [row for row in csv.reader(f, delimiter=DELIM) if row]
-    header, body = rows[0], rows[1:]
-    assert got and got[0] == header
-    index = header.index(COLUMN)
-    mean = statistics.fmean(float(row[index]) for row in body)
-    slack = 1e-9 * max(1.0, abs(mean))
-    at = 1  # walk the source in order: rows clearly above must come next, rows at the mean may
-    for row in body:
-        value = float(row[index])
-        if value > mean + slack:
-            assert at < len(got) and got[at] == row, (row, got[at:at + 1])
-            at += 1
-        elif value >= mean - slack and at < len(got) and got[at] == row:
-            at += 1
-    assert at == len(got), got[at:]
-"""
+        params = {"SRC": artifact.path, "DELIM": d["delimiter"], "COLUMN": column, "OUT": out}
+        solution = python_script(render(filter_above_mean, ["write_above_mean"], **params), "write_above_mean()")
+        tests = render(filter_above_mean, ["test_rows_above_mean_in_order"], tag=ctx.tag, **params)
         instruction = (
             f"Then write to `{out}` the data rows of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "
             f"with a header row) whose `{column}` value is strictly greater than the mean of the `{column}` column "

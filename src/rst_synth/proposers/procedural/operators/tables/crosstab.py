@@ -8,6 +8,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
+from rst_synth.proposers.procedural.operators.tables.shipped import crosstab
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_COLUMN_VALUES = 12
 """More distinct values than this across the top makes a table nobody reads."""
@@ -41,46 +43,11 @@ class CsvCrosstab(Operator):
         d = artifact.details
         rows_by, cols_by = ctx.rng.choice(_pairs(artifact))
         out = ctx.output_path(artifact, f"{slug(rows_by)}_by_{slug(cols_by)}", "csv")
-        args = f"{artifact.path!r}, {d.get('delimiter', ',')!r}, {rows_by!r}, {cols_by!r}"
-        core = """
-def crosstab(path, delim, rows_by, cols_by):
-    counts = collections.Counter()
-    with open(path, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter=delim):
-            counts[row[rows_by], row[cols_by]] += 1
-    down, across = sorted({r for r, _ in counts}), sorted({c for _, c in counts})
-    table = [[rows_by, *across, "total"]]
-    for r in down:
-        cells = [counts[r, c] for c in across]
-        table.append([r, *map(str, cells), str(sum(cells))])
-    table.append(["total", *(str(sum(counts[r, c] for r in down)) for c in across), str(sum(counts.values()))])
-    return table
-"""
-        solution = f"""python3 - <<'PY'
-import collections, csv
-{core}
-with open({out!r}, "w", newline="", encoding="utf-8") as f:
-    csv.writer(f).writerows(crosstab({args}))
-PY"""
-        tests = f"""
-SRC, DELIM, ROWS_BY, COLS_BY, OUT = {args}, {out!r}
-{core}
-
-def read_out():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
-def test_{ctx.tag}_crosstab_cells_and_order():
-    assert read_out() == crosstab(SRC, DELIM, ROWS_BY, COLS_BY)
-
-
-def test_{ctx.tag}_totals_add_up():
-    table = read_out()
-    body = table[1:-1]
-    assert all(int(r[-1]) == sum(int(x) for x in r[1:-1]) for r in body)
-    assert [int(x) for x in table[-1][1:]] == [sum(int(r[i]) for r in body) for i in range(1, len(table[0]))]
-"""
+        params = {"SRC": artifact.path, "DELIM": d.get("delimiter", ","), "ROWS_BY": rows_by, "COLS_BY": cols_by}
+        solution = python_script(render(crosstab, ["write_crosstab"], **params, OUT=out), "write_crosstab()")
+        tests = render(
+            crosstab, ["test_crosstab_cells_and_order", "test_totals_add_up"], tag=ctx.tag, **params, OUT=out
+        )
         instruction = (
             f"Next, cross-tabulate `{artifact.path}` ({delimiter_name(d.get('delimiter', ','))}-separated, with a "
             f"header row): count its data rows for every combination of a `{rows_by}` value and a `{cols_by}` "

@@ -8,7 +8,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
-from rst_synth.proposers.procedural.operators.tables.shipped import group_totals
+from rst_synth.proposers.procedural.operators.tables.shipped import group_totals, json_records
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 
@@ -74,42 +74,9 @@ class CsvToJsonRecords(Operator):
         d = artifact.details
         numeric = [h for h in d["header"] if h in d.get("numeric", [])]
         out = ctx.output_path(artifact, "records", "json")
-        args = f"{artifact.path!r}, {d['delimiter']!r}, {numeric!r}"
-        solution = f"""python3 - <<'PY'
-import csv, json
-src, delim, numeric = {args}
-def typed(key, text):
-    if key not in numeric:
-        return text
-    number = float(text)
-    return int(number) if number.is_integer() and "." not in text else number
-with open(src, newline="") as f:
-    records = [{{k: typed(k, v) for k, v in row.items()}} for row in csv.DictReader(f, delimiter=delim)]
-with open({out!r}, "w") as f:
-    json.dump(records, f, indent=2)
-PY"""
-        tests = f"""
-SRC, DELIM, NUMERIC, OUT = {args}, {out!r}
-
-
-def source_rows():
-    with open(SRC, newline="") as f:
-        return list(csv.DictReader(f, delimiter=DELIM))
-
-
-def test_{ctx.tag}_one_record_per_row_in_order():
-    records = json.loads(pathlib.Path(OUT).read_text())
-    rows = source_rows()
-    assert isinstance(records, list) and len(records) == len(rows)
-    for record, row in zip(records, rows):
-        assert set(record) == set(row)
-        for key, text in row.items():
-            if key in NUMERIC:
-                assert isinstance(record[key], (int, float)) and not isinstance(record[key], bool)
-                assert abs(record[key] - float(text)) < 1e-9
-            else:
-                assert record[key] == text
-"""
+        params = {"SRC": artifact.path, "DELIM": d["delimiter"], "NUMERIC": numeric, "OUT": out}
+        solution = python_script(render(json_records, ["write_records"], **params), "write_records()")
+        tests = render(json_records, ["test_one_record_per_row_in_order"], tag=ctx.tag, **params)
         typed = ", ".join(f"`{n}`" for n in numeric) or "none"
         instruction = (
             f"Then convert `{artifact.path}` into `{out}`: a JSON array with one object per data row, in file "

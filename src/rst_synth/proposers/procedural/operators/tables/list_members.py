@@ -11,6 +11,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
+from rst_synth.proposers.procedural.operators.tables.shipped import list_members
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 SEPARATORS = (";", "|")
 TOKEN = re.compile(r"[\w.@+:/-]{1,32}")
@@ -117,59 +119,22 @@ class CsvListMembers(Operator):
         fcol, fval = ctx.rng.choice(options) if options and ctx.rng.random() < 0.5 else ("", "")
         head = _heading(listed)
         out = ctx.output_path(artifact, f"{slug(listed)}_members", "csv")
-        args = f"{artifact.path!r}, {delim!r}, {listed!r}, {sep!r}, {key!r}, {fcol!r}, {fval!r}, {head!r}"
+        params = {
+            "SRC": artifact.path,
+            "DELIM": delim,
+            "LIST": listed,
+            "SEP": sep,
+            "KEY": key,
+            "FCOL": fcol,
+            "FVAL": fval,
+            "HEAD": head,
+            "OUT": out,
+        }
         # The solution and the tests compute the table two different ways: each checks the other.
-        solution = f"""python3 - <<'PY'
-import csv
-SRC, DELIM, LIST, SEP, KEY, FCOL, FVAL, HEAD = {args}
-members = {{}}
-with open(SRC, newline="", encoding="utf-8") as f:
-    for n, row in enumerate(csv.DictReader(f, delimiter=DELIM)):
-        if FCOL and row[FCOL].strip() != FVAL:
-            continue
-        for token in {{t.strip() for t in row[LIST].split(SEP)}} - {{""}}:
-            members.setdefault(token, {{}})[n] = row[KEY].strip()
-with open({out!r}, "w", newline="", encoding="utf-8") as f:
-    w = csv.writer(f)
-    w.writerow([HEAD, "members", "count"])
-    for token, rows in sorted(members.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        w.writerow([token, " ".join(sorted(rows.values())), len(rows)])
-PY"""
-        tests = f"""
-SRC, DELIM, LIST, SEP, KEY, FCOL, FVAL, HEAD = {args}
-OUT = {out!r}
-
-
-def expected():
-    naming = collections.defaultdict(list)
-    with open(SRC, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f, delimiter=DELIM)
-        header = next(reader)
-        where = {{name: i for i, name in enumerate(header)}}
-        for cells in filter(None, reader):
-            if FCOL and cells[where[FCOL]].strip() != FVAL:
-                continue
-            for token in dict.fromkeys(t.strip() for t in cells[where[LIST]].split(SEP)):
-                if token:
-                    naming[token].append(cells[where[KEY]].strip())
-    order = sorted(naming, key=lambda t: (-len(naming[t]), t))
-    return [[HEAD, "members", "count"]] + [[t, " ".join(sorted(naming[t])), str(len(naming[t]))] for t in order]
-
-
-def read_out():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
-def test_{ctx.tag}_members_per_listed_value():
-    assert read_out() == expected()
-
-
-def test_{ctx.tag}_counts_are_member_counts():
-    table = read_out()
-    assert table[0] == [HEAD, "members", "count"] and len(table) > 1
-    assert all(int(r[2]) == len(r[1].split(" ")) for r in table[1:])
-"""
+        solution = python_script(render(list_members, ["write_members"], **params), "write_members()")
+        tests = render(
+            list_members, ["test_members_per_listed_value", "test_counts_are_member_counts"], tag=ctx.tag, **params
+        )
         where = f" Consider only the rows whose `{fcol}` value, trimmed, is exactly `{fval}`." if fcol else ""
         instruction = (
             f"Next, report who is named under every value listed in the `{listed}` column of `{artifact.path}` "

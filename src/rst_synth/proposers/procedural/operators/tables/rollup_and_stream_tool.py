@@ -7,6 +7,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
     RUN_TOOL,
@@ -19,53 +20,8 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     stem_of,
     work_root,
 )
-
-ROLLUP_PY = """
-def rollup(text, group, value):
-    rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
-    head = [group, "rows", "total"]
-    if not rows:
-        return [head]
-    if group not in rows[0] or value not in rows[0]:
-        return None
-    g, v = rows[0].index(group), rows[0].index(value)
-    counts, totals = {}, {}
-    for row in rows[1:]:
-        counts[row[g]] = counts.get(row[g], 0) + 1
-        amount = decimal.Decimal(row[v]) if row[v].strip() else decimal.Decimal(0)
-        totals[row[g]] = totals.get(row[g], decimal.Decimal(0)) + amount
-    cent = decimal.Decimal("0.01")
-    out = [head]
-    for key in sorted(counts, key=lambda k: (-totals[k], k)):
-        total = totals[key].quantize(cent, rounding=decimal.ROUND_HALF_UP)
-        out.append([key, str(counts[key]), str(abs(total) if total == 0 else total)])
-    return out
-"""
-
-EDGE_CASES = """
-def generated_inputs(group, value, seed):
-    rng = random.Random(seed)
-    pool = list(EDGE_VALUES) + [f"g{i}" for i in range(6)]
-    filler = [name for name in ("id", "note", "id_", "note_") if name not in (group, value)]
-    header = [filler[0], value, filler[1], group]
-    rows = [[str(i), f"{rng.randint(-50000, 90000) / 100:.2f}", rng.choice(pool), rng.choice(pool)]
-            for i in range(rng.randint(30, 60))]
-    rows[3][1] = ""
-    rows.append([str(len(rows)), "7", "last row", rows[0][3]])
-
-    def text(records, end="\\n"):
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator=end).writerows(records)
-        return buffer.getvalue()
-
-    return {
-        "quoted_unicode": text([header] + rows),
-        "crlf": text([header] + rows, "\\r\\n"),
-        "other_order": text([[group, filler[0], value]] + [[r[3], r[2], r[1]] for r in rows]),
-        "header_only": text([header]),
-        "empty": "",
-    }
-"""
+from rst_synth.proposers.procedural.operators.tables.shipped import rollup_tool
+from rst_synth.proposers.procedural.shipping import python_tool, render
 
 
 def _shape_ok(artifact: Artifact, discovery: Discovery, suffix: str) -> bool:
@@ -90,56 +46,25 @@ class CsvRollupTool(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         shape, tool = contract_shape(artifact, ctx, "bin", "rollup")
         out = ctx.output_path(artifact, "rollup", "csv")
-        args = f"{shape.group!r}, {shape.value!r}"
+        params = {"GROUP": shape.group, "VALUE": shape.value}
+        program = python_tool(render(rollup_tool, ["main"], **params), "sys.exit(main())")
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
 cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import csv, decimal, io, sys
-{ROLLUP_PY.strip()}
-def main():
-    with open(sys.argv[1], encoding="utf-8", newline="") as f:
-        table = rollup(f.read(), {args})
-    if table is None:
-        print("missing column " + {shape.group!r} + " or " + {shape.value!r}, file=sys.stderr)
-        return 2
-    writer = csv.writer(sys.stdout, lineterminator="\\n")
-    writer.writerows(table)
-    return 0
-sys.exit(main())
-PY
+{program}PY
 chmod 0755 {q(tool)}
 {q(tool)} {q(artifact.path)} > {q(out)}"""
-        tests = f"""
-TOOL, SRC, OUT, GROUP, VALUE = {tool!r}, {artifact.path!r}, {out!r}, {args}
-EDGE_VALUES = {EDGE_VALUES!r}
-{ROLLUP_PY}{EDGE_CASES}{RUN_TOOL}
-
-def parsed(text):
-    return [row for row in csv.reader(io.StringIO(text, newline="")) if row]
-
-
-def test_{ctx.tag}_rollup_of_the_artifact():
-    want = rollup(pathlib.Path(SRC).read_text(encoding="utf-8"), GROUP, VALUE)
-    assert parsed(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
-
-
-def test_{ctx.tag}_tool_on_fresh_inputs(tmp_path):
-    for case, text in generated_inputs(GROUP, VALUE, {ctx.rng.randrange(10**6)}).items():
-        path = tmp_path / (case + ".csv")
-        path.write_bytes(text.encode("utf-8"))
-        done = run_tool(TOOL, path)
-        assert done.returncode == 0, (case, done.stderr[-500:])
-        got = done.stdout.decode("utf-8")
-        assert "\\r" not in got, case
-        assert parsed(got) == rollup(text, GROUP, VALUE), case
-
-
-def test_{ctx.tag}_tool_rejects_a_missing_column(tmp_path):
-    path = tmp_path / "missing.csv"
-    path.write_text(GROUP + ",other\\nx,1\\n", encoding="utf-8")
-    done = run_tool(TOOL, path)
-    assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip()
-"""
+        tests = render(
+            rollup_tool,
+            ["test_rollup_of_the_artifact", "test_tool_on_fresh_inputs", "test_tool_rejects_a_missing_column"],
+            tag=ctx.tag,
+            TOOL=tool,
+            SRC=artifact.path,
+            OUT=out,
+            **params,
+            EDGE_VALUES=EDGE_VALUES,
+            SEED=ctx.rng.randrange(10**6),
+        )
+        tests += "\n\n" + render(testkit, ["run_tool"])
         instruction = (
             f"Next, write a reusable command-line tool `{tool}` (an executable file with a `#!` line) with this "
             f"contract. `{tool} INPUT` reads the comma-separated file INPUT, whose header row has (among any "

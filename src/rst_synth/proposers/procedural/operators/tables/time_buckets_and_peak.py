@@ -14,29 +14,17 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, sample_rows
+from rst_synth.proposers.procedural.operators.tables.shipped import interval_peak, time_buckets
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_BUCKETS = 400
 """More empty-filled buckets than this is a calendar, not a report."""
 STARTS = frozenset("start begin began from open opened login since first".split())
 ENDS = frozenset("end ended stop stopped until to close closed logout finish finished last".split())
 
-PARSE = r"""
-def when(value):
-    value = value.strip()
-    if not value:
-        return None
-    try:
-        moment = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return moment
-"""
-
 
 def _when(value: str) -> datetime.datetime | None:
-    """PARSE's rule, for judging sampled values as the step will read them."""
+    """The shipped `when` rule (shipped/time_buckets.py), for judging sampled values as the step will read them."""
     try:
         moment = datetime.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
@@ -81,38 +69,6 @@ def _bucketed(artifact: Artifact) -> list[str]:
     return found
 
 
-BUCKETS = r"""
-def buckets(path, delim, column, width, measures):
-    step = datetime.timedelta(**{width + "s": 1})
-    label = {"minute": "%Y-%m-%dT%H:%MZ", "hour": "%Y-%m-%dT%H:00Z", "day": "%Y-%m-%d"}[width]
-    found = {}
-    with open(path, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter=delim):
-            moment = when(row[column] or "")
-            if moment is None:
-                continue
-            start = moment.replace(second=0, microsecond=0)
-            if width != "minute":
-                start = start.replace(minute=0)
-            if width == "day":
-                start = start.replace(hour=0)
-            cell = found.setdefault(start, [0] + [decimal.Decimal(0)] * len(measures))
-            cell[0] += 1
-            for i, name in enumerate(measures):
-                text = (row[name] or "").strip()
-                cell[i + 1] += decimal.Decimal(text) if text else 0
-    table = [[width, "rows", *measures]]
-    if not found:
-        return table
-    moment, last = min(found), max(found)
-    while moment <= last:
-        cell = found.get(moment, [0] + [decimal.Decimal(0)] * len(measures))
-        table.append([moment.strftime(label), *(str(v) for v in cell)])
-        moment += step
-    return table
-"""
-
-
 @register
 class CsvTimeBuckets(Operator):
     """Rows and sums of a table's measures per minute, hour or day of a timestamp column, empty buckets kept."""
@@ -135,43 +91,15 @@ class CsvTimeBuckets(Operator):
         width = _width(artifact, column)
         measures = csv_fitting(artifact, Use.SUM)
         out = ctx.output_path(artifact, f"per_{width}", "csv")
-        args = f"{artifact.path!r}, {delim!r}, {column!r}, {width!r}, {measures!r}"
-        solution = f"""python3 - <<'PY'
-import csv, datetime, decimal
-{PARSE}{BUCKETS}
-with open({out!r}, "w", newline="", encoding="utf-8") as f:
-    csv.writer(f).writerows(buckets({args}))
-PY"""
-        tests = f"""
-SRC, DELIM, COLUMN, WIDTH, MEASURES, OUT = {args}, {out!r}
-{PARSE}{BUCKETS}
-
-def read_out():
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
-def same(got, want):
-    assert got[0] == want[0]
-    assert [r[0] for r in got[1:]] == [r[0] for r in want[1:]], "buckets, their labels or their order differ"
-    for g, w in zip(got[1:], want[1:]):
-        assert len(g) == len(w) and int(g[1]) == int(w[1]), g[0]
-        assert [decimal.Decimal(x) for x in g[2:]] == [decimal.Decimal(x) for x in w[2:]], g[0]
-
-
-def test_{ctx.tag}_buckets_rows_and_sums():
-    same(read_out(), buckets(SRC, DELIM, COLUMN, WIDTH, MEASURES))
-
-
-def test_{ctx.tag}_buckets_add_up_to_the_table():
-    table = read_out()
-    with open(SRC, newline="", encoding="utf-8") as f:
-        timed = [r for r in csv.DictReader(f, delimiter=DELIM) if when(r[COLUMN] or "") is not None]
-    assert sum(int(r[1]) for r in table[1:]) == len(timed)
-    for i, name in enumerate(MEASURES):
-        want = sum(decimal.Decimal(r[name].strip()) for r in timed if (r[name] or "").strip())
-        assert sum(decimal.Decimal(r[i + 2]) for r in table[1:]) == want, name
-"""
+        params = {"SRC": artifact.path, "DELIM": delim, "COLUMN": column, "WIDTH": width, "MEASURES": measures}
+        solution = python_script(render(time_buckets, ["write_buckets"], **params, OUT=out), "write_buckets()")
+        tests = render(
+            time_buckets,
+            ["test_buckets_rows_and_sums", "test_buckets_add_up_to_the_table"],
+            tag=ctx.tag,
+            **params,
+            OUT=out,
+        )
         unit = width
         label = {"minute": "`YYYY-MM-DDTHH:MMZ`", "hour": "`YYYY-MM-DDTHH:00Z`", "day": "`YYYY-MM-DD`"}[width]
         sums = ", ".join(f"`{m}`" for m in measures)
@@ -211,31 +139,6 @@ def _interval(artifact: Artifact) -> tuple[str, str] | None:
     return None
 
 
-PEAK = r"""
-def peak(path, delim, start, end, label):
-    events, skipped = [], 0
-    with open(path, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter=delim):
-            opened, closed = when(row[start] or ""), when(row[end] or "")
-            if opened is None or closed is None or closed < opened:
-                skipped += 1
-                continue
-            events.append((opened, 0, row[label]))  # at one instant, openings count before closings
-            events.append((closed, 1, row[label]))
-    events.sort(key=lambda e: (e[0], e[1]))
-    open_now, best, at, names = [], 0, None, []
-    for moment, kind, name in events:
-        if kind == 0:
-            open_now.append(name)
-            if len(open_now) > best:
-                best, at, names = len(open_now), moment, sorted(open_now)
-        else:
-            open_now.remove(name)
-    stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ") if at is not None else None
-    return {"peak": best, "at": stamp, "open": names, "skipped": skipped}
-"""
-
-
 @register
 class CsvIntervalPeak(Operator):
     """The most rows open at one instant in a table of intervals (sessions, bookings, jobs), and when."""
@@ -258,34 +161,9 @@ class CsvIntervalPeak(Operator):
         start, end = _interval(artifact) or ("", "")
         label = ctx.rng.choice(self._labels(artifact))
         out = ctx.output_path(artifact, f"peak_{slug(start)}_{slug(end)}", "json")
-        args = f"{artifact.path!r}, {delim!r}, {start!r}, {end!r}, {label!r}"
-        solution = f"""python3 - <<'PY'
-import csv, datetime, json
-{PARSE}{PEAK}
-with open({out!r}, "w", encoding="utf-8") as f:
-    json.dump(peak({args}), f, indent=2)
-    f.write("\\n")
-PY"""
-        tests = f"""
-SRC, DELIM, START, END, LABEL, OUT = {args}, {out!r}
-{PARSE}{PEAK}
-
-def read_out():
-    with open(OUT, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def test_{ctx.tag}_peak_and_when():
-    got, want = read_out(), peak(SRC, DELIM, START, END, LABEL)
-    assert set(got) == {{"peak", "at", "open", "skipped"}}
-    assert (got["peak"], got["at"], got["skipped"]) == (want["peak"], want["at"], want["skipped"])
-
-
-def test_{ctx.tag}_the_rows_open_at_the_peak():
-    got = read_out()
-    want = peak(SRC, DELIM, START, END, LABEL)
-    assert got["open"] == want["open"] and len(got["open"]) == got["peak"]
-"""
+        params = {"SRC": artifact.path, "DELIM": delim, "START": start, "END": end, "LABEL": label, "OUT": out}
+        solution = python_script(render(interval_peak, ["write_peak"], **params), "write_peak()")
+        tests = render(interval_peak, ["test_peak_and_when", "test_the_rows_open_at_the_peak"], tag=ctx.tag, **params)
         instruction = (
             f"Then find the busiest instant of `{artifact.path}` ({delimiter_name(delim)}-separated, with a header "
             f"row), whose rows each run from their `{start}` to their `{end}` timestamp. A row is open from its "

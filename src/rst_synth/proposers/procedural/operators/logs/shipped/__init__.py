@@ -1,0 +1,1 @@
+"""What the log operators ship: real source rendered into steps (`shipping.render`)."""
