@@ -16,6 +16,7 @@ import importlib.resources
 import importlib.util
 import inspect
 import re
+import shlex
 import sys
 from collections.abc import Iterable
 from types import ModuleType
@@ -224,3 +225,8 @@ def python_tool(code: str, call: str) -> str:
     if "\nPY\n" in f"\n{text}":
         raise ValueError("shipped code holds the here-document's delimiter line PY")
     return text
+
+
+def write_tool(path: str, code: str, call: str) -> str:
+    """Bash that writes shipped code to `path` as an executable Python tool (`python_tool`'s text)."""
+    return f"cat > {shlex.quote(path)} <<'PY'\n{python_tool(code, call)}PY\nchmod 0755 {shlex.quote(path)}"

@@ -11,12 +11,11 @@ from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.json_docs.merge_patch import new_version, reference
-from rst_synth.proposers.procedural.operators.json_docs.schema_check import python_tool
 from rst_synth.proposers.procedural.operators.json_docs.shipped import merge_patch_tool
 from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of, tool_path
-from rst_synth.proposers.procedural.shipping import render
+from rst_synth.proposers.procedural.shipping import render, write_tool
 from rst_synth.validator.degenerate import degenerate_reason
 
 MIN_MEMBERS = 3
@@ -72,7 +71,7 @@ class JsonMergePatchTool(Operator):
         planted = f"{planted_dir(ctx)}/{stem_of(artifact)}_v2.json"
         patch = ctx.output_path(artifact, "merge_patch", "json")
         seed = ctx.rng.randrange(10**6)
-        tool_text = python_tool(tool, render(merge_patch_tool, ["main"]), "sys.exit(main())")
+        tool_text = write_tool(tool, render(merge_patch_tool, ["main"]), "sys.exit(main())")
         solution = (
             f"mkdir -p {q(tool.rsplit('/', 1)[0])}\n{tool_text}\n"
             f"{q(tool)} diff {q(artifact.path)} {q(planted)} > {q(patch)}"

@@ -11,7 +11,7 @@ from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_ch
 from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
 MAX_BYTES = 1024 * 1024
 """Larger documents are not read whole by the tests."""
@@ -22,12 +22,6 @@ TESTS = [
     "test_validator_on_documents_of_other_shapes",
     "test_validator_rejects_what_is_not_json",
 ]
-
-
-def python_tool(path: str, code: str, call: str) -> str:
-    """Bash that writes shipped code to `path` as an executable python3 script: its imports, then `call`."""
-    script = python_script(code, call).removeprefix("python3 - <<'PY'\n")
-    return f"cat > {q(path)} <<'PY'\n#!/usr/bin/env python3\n{script}\nchmod 0755 {q(path)}"
 
 
 @register
@@ -59,7 +53,7 @@ class JsonSchemaCheck(Operator):
         )
         solution = (
             f"mkdir -p {q(tool.rsplit('/', 1)[0])} {q(schema.rsplit('/', 1)[0])}\n"
-            f"{python_tool(tool, render(schema_check, ['main']), 'main()')}\n"
+            f"{write_tool(tool, render(schema_check, ['main']), 'main()')}\n"
             f"{write}\n"
             f"{q(tool)} {q(schema)} {q(artifact.path)}"
         )
