@@ -178,11 +178,19 @@ def render(module: ModuleType | str, keep: Iterable[str], tag: str = "", **param
     """The top-level definitions `keep` of a shipped module and every definition they use, in file order,
     with the parameters given (top-level assignments of those names) set to their values. A parameter the
     module does not define is an error: a typo would otherwise ship the module's placeholder. With a `tag`,
-    `def test_x` ships as `def test_<tag>_x`, so the tests of two steps never share a name."""
+    `def test_x` ships as `def test_<tag>_x`, so the tests of two steps never share a name. A definition the
+    module imports from another shipped module (`from ...shipped.other import helper`) ships too, ahead of
+    the module's own: one copy of a helper serves every module that uses it."""
     text = source_of(module)
     tree = ast.parse(text)
     body = [n for n in tree.body if _defined(n)]
     by_name = {name: node for node in body for name in _defined(node)}
+    borrowed = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rst_synth.")
+        for alias in node.names
+    }
     missing = sorted(set(params) - set(by_name)) + sorted(set(keep) - set(by_name))
     if missing:
         raise ValueError(f"{getattr(module, '__name__', module)}: no top-level {', '.join(missing)} to ship")
@@ -194,8 +202,10 @@ def render(module: ModuleType | str, keep: Iterable[str], tag: str = "", **param
             continue
         wanted.add(name)
         todo.extend(n for n in _used(by_name[name]) if n in by_name)
+    used = set().union(*(_used(by_name[name]) for name in wanted)) if wanted else set()
+    from_others = sorted({borrowed[n] for n in used if n in borrowed and n not in by_name})
     todo_params = {n for n in params if n in wanted}
-    chunks = []
+    chunks = [render(other, [name]).rstrip("\n") for other, name in from_others]
     for node in body:
         names = _defined(node)
         if not set(names) & wanted:

@@ -5,9 +5,10 @@ parameters: `shipping.render` sets them."""
 from __future__ import annotations
 
 import csv
-import datetime
 import json
 from typing import Any
+
+from rst_synth.proposers.procedural.operators.tables.shipped.time_buckets import when
 
 SRC = "/app/data/sessions.csv"
 DELIM = ","
@@ -15,21 +16,6 @@ START = "started_at"
 END = "ended_at"
 LABEL = "client"
 OUT = "/app/data/sessions_peak_started_at_ended_at.json"
-
-
-# The timestamp rule of time_buckets.py, kept here too (render ships one module's definitions); a unit test
-# holds the two the same.
-def when(value: str) -> datetime.datetime | None:
-    value = value.strip()
-    if not value:
-        return None
-    try:
-        moment = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)  # noqa: UP017  # datetime.UTC needs 3.11: a task's python3 may be older
-    return moment
 
 
 def peak(path: str, delim: str, start: str, end: str, label: str) -> dict[str, Any]:
