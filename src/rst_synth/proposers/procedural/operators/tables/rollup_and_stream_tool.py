@@ -10,7 +10,6 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
-    RUN_TOOL,
     contract_shape,
     csv_pairs,
     inside_git,
@@ -20,8 +19,8 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     stem_of,
     work_root,
 )
-from rst_synth.proposers.procedural.operators.tables.shipped import rollup_tool
-from rst_synth.proposers.procedural.shipping import python_tool, render
+from rst_synth.proposers.procedural.operators.tables.shipped import rollup_tool, stream_summary
+from rst_synth.proposers.procedural.shipping import python_tool, render, write_tool
 
 
 def _shape_ok(artifact: Artifact, discovery: Discovery, suffix: str) -> bool:
@@ -91,48 +90,6 @@ chmod 0755 {q(tool)}
         )
 
 
-STREAM_PY = """
-def summarise(lines, group, value):
-    reader = csv.reader(lines)
-    header = next(reader, None)
-    out = [[group, "rows", "total", "min", "max"]]
-    if header is None:
-        return out
-    g, v = header.index(group), header.index(value)
-    stats = {}
-    for row in reader:
-        if not row:
-            continue
-        amount = decimal.Decimal(row[v])
-        n, total, low, high = stats.get(row[g], (0, decimal.Decimal(0), amount, amount))
-        stats[row[g]] = (n + 1, total + amount, min(low, amount), max(high, amount))
-    cent = decimal.Decimal("0.01")
-
-    def fmt(number):
-        number = number.quantize(cent, rounding=decimal.ROUND_HALF_UP)
-        return str(abs(number) if number == 0 else number)
-
-    for key in sorted(stats):
-        n, total, low, high = stats[key]
-        out.append([key, str(n), fmt(total), fmt(low), fmt(high)])
-    return out
-"""
-
-GENERATE_PY = """
-def generate(path, header, group, value, groups, rows, seed):
-    rng = random.Random(seed)
-    g, v = header.index(group), header.index(value)
-    with gzip.open(path, "wt", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\\n")
-        writer.writerow(header)
-        for i in range(rows):
-            row = [f"n{rng.randint(0, 999)}" for _ in header]
-            row[g] = rng.choice(groups)
-            row[v] = f"{rng.randint(-20000, 500000) / 100:.2f}"
-            writer.writerow(row)
-"""
-
-
 @register
 class CsvStreamSummary(Operator):
     """A streaming summary tool, proven on an input 100x larger than the artifact under a memory cap."""
@@ -156,59 +113,41 @@ class CsvStreamSummary(Operator):
         rows = min(200_000, max(50_000, 100 * max(1, artifact.details.get("rows") or len(shape.rows))))
         groups = sorted({*shape.groups, *(f"{shape.group}-{i}" for i in range(8))})
         seed = ctx.rng.randrange(10**6)
-        args = f"{shape.group!r}, {shape.value!r}"
-        generator = (
-            f"import csv, gzip, os, random\n{GENERATE_PY}\nos.makedirs({planted_dir(ctx)!r}, exist_ok=True)\n"
-            f"generate({big!r}, {shape.header!r}, {args}, {groups!r}, {rows}, {seed})\n"
+        params = {"GROUP": shape.group, "VALUE": shape.value}
+        generator = python_tool(
+            render(
+                stream_summary,
+                ["plant"],
+                PLANTED=planted_dir(ctx),
+                BIG=big,
+                HEADER=shape.header,
+                GROUPS=groups,
+                ROWS=rows,
+                SEED=seed,
+                **params,
+            ),
+            "plant()",
         )
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import csv, decimal, io, sys
-{STREAM_PY.strip()}
-stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
-csv.writer(sys.stdout, lineterminator="\\n").writerows(summarise(stdin, {args}))
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, render(stream_summary, ["main"], **params), "main()")}
 gzip -dc {q(big)} | {q(tool)} > {q(out)}"""
-        tests = f"""
-TOOL, BIG, OUT, GROUP, VALUE, LIMIT_MB = {tool!r}, {big!r}, {out!r}, {args}, {self.LIMIT_MB}
-{STREAM_PY}{RUN_TOOL}
-
-def parsed(data):
-    return [row for row in csv.reader(io.StringIO(data.decode("utf-8"), newline="")) if row]
-
-
-def fresh_input(rows, seed, end="\\n"):
-    rng = random.Random(seed)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator=end)
-    writer.writerow([next(n for n in ("note", "note_") if n not in (GROUP, VALUE)), VALUE, GROUP])
-    for i in range(rows):
-        writer.writerow([f"r{{i}}", f"{{rng.randint(-9999, 99999) / 100:.2f}}", rng.choice({EDGE_VALUES!r})])
-    return buffer.getvalue()
-
-
-def test_{ctx.tag}_summary_of_the_large_input():
-    with gzip.open(BIG, "rt", encoding="utf-8", newline="") as f:
-        want = summarise(f, GROUP, VALUE)
-    assert len(want) > 1
-    assert parsed(pathlib.Path(OUT).read_bytes()) == want
-
-
-def test_{ctx.tag}_tool_streams_a_large_input_under_the_memory_cap():
-    text = fresh_input({self.TEST_ROWS}, {seed + 1})
-    done = run_tool(TOOL, stdin=text.encode("utf-8"), limit_mb=LIMIT_MB, timeout=60)
-    assert done.returncode == 0, done.stderr[-500:]
-    assert parsed(done.stdout) == summarise(io.StringIO(text, newline=""), GROUP, VALUE)
-
-
-def test_{ctx.tag}_tool_on_edge_inputs():
-    for text in (fresh_input(25, {seed + 2}, "\\r\\n"), fresh_input(0, 0), ""):
-        done = run_tool(TOOL, stdin=text.encode("utf-8"), limit_mb=LIMIT_MB, timeout=60)
-        assert done.returncode == 0, done.stderr[-500:]
-        assert parsed(done.stdout) == summarise(io.StringIO(text, newline=""), GROUP, VALUE)
-"""
+        tests = render(
+            stream_summary,
+            [
+                "test_summary_of_the_large_input",
+                "test_tool_streams_a_large_input_under_the_memory_cap",
+                "test_tool_on_edge_inputs",
+            ],
+            tag=ctx.tag,
+            TOOL=tool,
+            BIG=big,
+            OUT=out,
+            **params,
+            LIMIT_MB=self.LIMIT_MB,
+            TEST_ROWS=self.TEST_ROWS,
+            EDGE_VALUES=EDGE_VALUES,
+            SEED=seed,
+        )
         instruction = (
             f"Next, the same kind of data as `{artifact.path}` has arrived 100 times larger: `{big}` "
             f"(gzip-compressed CSV with the same header, {rows} data rows). Write a streaming tool `{tool}` (an "
