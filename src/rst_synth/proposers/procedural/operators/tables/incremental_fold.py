@@ -13,7 +13,6 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
-    RUN_TOOL,
     CsvShape,
     contract_tool,
     csv_pairs,
@@ -26,98 +25,10 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     planted_dir,
     work_root,
 )
+from rst_synth.proposers.procedural.operators.tables.shipped import incremental_fold
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 CENTS = re.compile(r"-?\d+(\.\d{1,2})?")
-
-FOLD_PY = """
-CENTS = re.compile(r"-?\\d+(\\.\\d{1,2})?")
-
-
-def load(state):
-    if not os.path.exists(state):
-        return {"applied": {}, "totals": {}}
-    with open(state, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def save(state, ledger):
-    temporary = state + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as f:
-        json.dump(ledger, f, indent=2, sort_keys=True, ensure_ascii=False)
-    os.replace(temporary, state)
-
-
-def fold(state, paths, group, value):
-    ledger, rejected = load(state), []
-    for path in paths:
-        name = os.path.basename(path)
-        if name in ledger["applied"]:
-            continue
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = [row for row in csv.reader(f) if row]
-        header, body = (rows[0], rows[1:]) if rows else ([group, value], [])
-        if group not in header or value not in header or not all(
-            len(row) == len(header) and row[header.index(group)].strip()
-            and CENTS.fullmatch(row[header.index(value)].strip()) for row in body
-        ):
-            rejected.append(name)
-            continue
-        g, v = header.index(group), header.index(value)
-        for row in body:
-            entry = ledger["totals"].setdefault(row[g].strip(), {"rows": 0, "total_cents": 0})
-            entry["rows"] += 1
-            entry["total_cents"] += int(decimal.Decimal(row[v].strip()) * 100)
-        ledger["applied"][name] = len(body)
-        save(state, ledger)
-    if not os.path.exists(state):
-        save(state, ledger)
-    return rejected
-"""
-
-EXPECT_PY = """
-def good_batch(path):
-    rows = [row for row in csv.reader(io.StringIO(pathlib.Path(path).read_text(encoding="utf-8"), newline="")) if row]
-    if not rows:
-        return []
-    header = rows[0]
-    if GROUP not in header or VALUE not in header:
-        return None
-    g, v = header.index(GROUP), header.index(VALUE)
-    body = [(row[g].strip(), row[v].strip()) for row in rows[1:] if len(row) == len(header)]
-    if len(body) != len(rows) - 1 or not all(k and re.fullmatch(r"-?\\d+(\\.\\d{1,2})?", x) for k, x in body):
-        return None
-    return body
-
-
-def expected_ledger(paths):
-    totals, applied = {}, {}
-    for path in paths:
-        body = good_batch(path)
-        name = os.path.basename(path)
-        if body is None or name in applied:
-            continue
-        applied[name] = len(body)
-        for key, amount in body:
-            entry = totals.setdefault(key, {"rows": 0, "total_cents": 0})
-            entry["rows"] += 1
-            entry["total_cents"] += int(decimal.Decimal(amount) * 100)
-    return {"applied": applied, "totals": totals}
-
-
-def ledger(state):
-    data = json.loads(pathlib.Path(state).read_text(encoding="utf-8"))
-    assert set(data) == {"applied", "totals"}
-    for entry in data["totals"].values():
-        assert set(entry) == {"rows", "total_cents"} and all(type(n) is int for n in entry.values())
-    return data
-
-
-def batch(path, rows, end="\\n", header=None):
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator=end).writerows([header or [VALUE, GROUP]] + rows)
-    path.write_bytes(buffer.getvalue().encode("utf-8"))
-    return path
-"""
 
 
 def _foldable(artifact: Artifact) -> list[tuple[str, str]]:
@@ -176,54 +87,24 @@ class CsvIncrementalFold(Operator):
         ctx.taken_paths.add(tool)
         db = ctx.output_path(artifact, "ledger", "json")
         files = [artifact.path, *batches]
+        params = {"GROUP": group, "VALUE": value}
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import csv, decimal, json, os, re, sys
-{FOLD_PY.strip()}
-if __name__ == "__main__":
-    rejected = fold(sys.argv[1], sys.argv[2:], {group!r}, {value!r})
-    for name in rejected:
-        print("rejected " + name, file=sys.stderr)
-    sys.exit(1 if rejected else 0)
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, render(incremental_fold, ["main"], **params), "sys.exit(main())")}
 {q(tool)} {q(db)} {" ".join(q(f) for f in files)} || [ $? -eq 1 ]"""
-        tests = f"""
-TOOL, LEDGER, FILES, GROUP, VALUE = {tool!r}, {db!r}, {files!r}, {group!r}, {value!r}
-{EXPECT_PY}{RUN_TOOL}
-
-def test_{ctx.tag}_ledger_holds_each_good_batch_once():
-    want = expected_ledger(FILES)
-    assert len(want["applied"]) < len(FILES), "the malformed batch must not be applied"
-    assert ledger(LEDGER) == want
-
-
-def test_{ctx.tag}_rerun_counts_nothing_twice(tmp_path):
-    copy = tmp_path / "ledger.json"
-    shutil.copyfile(LEDGER, copy)
-    done = run_tool(TOOL, copy, *FILES)
-    assert done.returncode == 1 and b"rejected batch-002.csv" in done.stderr
-    assert ledger(copy) == ledger(LEDGER)
-
-
-def test_{ctx.tag}_tool_folds_fresh_batches_incrementally(tmp_path):
-    db = tmp_path / "fresh.json"
-    keys = {EDGE_VALUES!r}
-    one = batch(tmp_path / "one.csv", [[f"{{i * 1.25:.2f}}", keys[i % len(keys)]] for i in range(12)], "\\r\\n")
-    two = batch(tmp_path / "two.csv", [["note", keys[0], "-3.5"], ["", " " + keys[1] + " ", "7"]],
-                header=["note", GROUP, VALUE])
-    bad = batch(tmp_path / "bad.csv", [["2.00", keys[2]], ["oops", keys[3]]])
-    empty = tmp_path / "empty.csv"
-    empty.write_text("")
-    assert run_tool(TOOL, db, one).returncode == 0
-    assert ledger(db) == expected_ledger([one])
-    done = run_tool(TOOL, db, one, bad, two, empty)
-    assert done.returncode == 1 and b"rejected bad.csv" in done.stderr
-    assert ledger(db) == expected_ledger([one, two, empty])
-    assert run_tool(TOOL, db, one, two, empty).returncode == 0
-    assert ledger(db) == expected_ledger([one, two, empty])
-"""
+        tests = render(
+            incremental_fold,
+            [
+                "test_ledger_holds_each_good_batch_once",
+                "test_rerun_counts_nothing_twice",
+                "test_tool_folds_fresh_batches_incrementally",
+            ],
+            tag=ctx.tag,
+            TOOL=tool,
+            LEDGER=db,
+            FILES=files,
+            **params,
+            EDGE_VALUES=EDGE_VALUES,
+        )
         instruction = (
             f"Next, new batches of `{group}`/`{value}` data arrive in `{incoming}` "
             f"({', '.join(f'`{b}`' for b in batches)}). "
