@@ -17,6 +17,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.config import check_tool
+from rst_synth.proposers.procedural.operators.config.shipped import check_tool as shipped
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
 APP = """config_version = 2
@@ -55,9 +56,7 @@ def build(text: str = APP, seed: int = 5) -> Step:
 
 
 def checker() -> Any:
-    space: dict[str, Any] = {}
-    exec(check_tool.CHECK_PY, space)
-    return space["problems"]
+    return shipped.problems
 
 
 def test_preconditions() -> None:

@@ -17,7 +17,7 @@ import pytest
 from rst_synth.proposers.artifacts import Artifact, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.config import documents, layers_tool
+from rst_synth.proposers.procedural.operators.config.shipped import layered_merge as shipped
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
 
@@ -56,9 +56,7 @@ def build(seed: int = 3, art: Artifact | None = None) -> Step:
 
 
 def reference() -> dict[str, Any]:
-    space: dict[str, Any] = {"copy": copy, "json": json, "re": re, "tomllib": tomllib}
-    exec(documents.DOC_PY + layers_tool.MERGE_PY, space)
-    return space
+    return vars(shipped)
 
 
 def test_it_applies_to_application_configurations_only() -> None:
@@ -153,10 +151,10 @@ def test_generated_tests_pass_on_the_tool_and_fail_on_a_wrong_one(tmp_path: Path
     tool = local.path(local.step.produces[-1].path)
     source = tool.read_text()
     wrong = source.replace(
-        "doc = copy.deepcopy(overlay(load_doc(base), load_doc(top)))\n    if env_text is not None:\n"
-        "        apply_env(doc, env_pairs(env_text, prefix), prefix)",
-        "doc = copy.deepcopy(load_doc(base))\n    if env_text is not None:\n"
-        "        apply_env(doc, env_pairs(env_text, prefix), prefix)\n    doc = overlay(doc, load_doc(top))",
+        "doc = copy.deepcopy(overlay(load_doc(base), load_doc(top)))\n    if variables is not None:\n"
+        "        apply_env(doc, env_pairs(variables, prefix), prefix)",
+        "doc = copy.deepcopy(load_doc(base))\n    if variables is not None:\n"
+        "        apply_env(doc, env_pairs(variables, prefix), prefix)\n    doc = overlay(doc, load_doc(top))",
     )
     assert wrong != source
     tool.write_text(wrong)

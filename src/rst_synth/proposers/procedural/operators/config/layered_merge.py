@@ -12,7 +12,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.config.documents import (
-    DOC_PY,
     addressable,
     config_document,
     doc_ext,
@@ -20,10 +19,9 @@ from rst_synth.proposers.procedural.operators.config.documents import (
     places_ok,
     tables,
 )
-from rst_synth.proposers.procedural.operators.config.layers_tool import FRESH_PY, MERGE_PY, TOOL_MAIN
+from rst_synth.proposers.procedural.operators.config.shipped import layered_merge as shipped
 from rst_synth.proposers.procedural.operators.config.toml_schema import toml_text
 from rst_synth.proposers.procedural.operators.kit.workflow import (
-    RUN_TOOL,
     fresh_path,
     plant,
     planted_dir,
@@ -31,6 +29,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     tool_path,
     work_root,
 )
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 ENVIRONMENTS = ("staging", "production", "qa", "dev", "canary")
 
@@ -197,83 +196,13 @@ class ConfigLayeredMerge(Operator):
             cases.append((env, layer, env_file, out))
         seed = ctx.rng.randrange(10**6)
         runs = "\n".join(f"{q(tool)} {q(artifact.path)} {q(layer)} {q(env)} > {q(out)}" for _, layer, env, out in cases)
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(cases[0][3].rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import copy, json, re, sys, tomllib
-
-PREFIX = {prefix!r}
-{DOC_PY.strip()}
-
-{MERGE_PY.strip()}
-
-{TOOL_MAIN.strip()}
-PY
-chmod 0755 {q(tool)}
-{runs}"""
-        tests = f"""
-TOOL, BASE, PREFIX, SEED = {tool!r}, {artifact.path!r}, {prefix!r}, {seed}
-CASES = {[(layer, env, out) for _, layer, env, out in cases]!r}
-{DOC_PY}{MERGE_PY}{FRESH_PY}{RUN_TOOL}
-
-def test_{ctx.tag}_effective_configuration_per_environment():
-    for layer, env, out in CASES:
-        want = effective(BASE, layer, pathlib.Path(env).read_text(encoding="utf-8"), PREFIX)
-        assert want != load_doc(BASE)
-        assert load_doc(out) == want, out
-
-
-def test_{ctx.tag}_tool_on_fresh_layers(tmp_path):
-    rng = random.Random(SEED)
-    for k in range(16):
-        ext = (".toml", ".json")[k % 2]
-        base = fresh_doc(rng)
-        top = fresh_overlay(rng, base)
-        paths = [tmp_path / f"base{{k}}{{ext}}", tmp_path / f"top{{k}}{{ext}}", tmp_path / f"env{{k}}.env"]
-        paths[0].write_text(dump_doc(base, ext), encoding="utf-8")
-        paths[1].write_text(dump_doc(top, ext), encoding="utf-8")
-        try:
-            merged = overlay(base, top)
-        except LayerError:
-            merged = base
-        paths[2].write_text(env_text(rng, merged, PREFIX), encoding="utf-8")
-        args = paths if k % 5 else paths[:2]
-        try:
-            want = effective(paths[0], paths[1], paths[2].read_text(encoding="utf-8") if k % 5 else None, PREFIX)
-        except LayerError:
-            want = None
-        done = run_tool(TOOL, *args)
-        if want is None:
-            assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), k
-        else:
-            assert done.returncode == 0, (k, done.stderr[-500:])
-            assert parse_as(done.stdout.decode("utf-8"), ext) == want, k
-
-
-def parse_as(text, ext):
-    return tomllib.loads(text) if ext == ".toml" else json.loads(text)
-
-
-def test_{ctx.tag}_tool_rejects_bad_layers(tmp_path):
-    base = tmp_path / "base.toml"
-    base.write_text('[db]\\nport = 5432\\nhosts = ["a"]\\n[log]\\nlevel = "info"\\n', encoding="utf-8")
-    bad = {{"table.toml": "db = 1\\n", "value.toml": "[log.level]\\nx = 1\\n", "syntax.toml": "[db\\n"}}
-    for name, text in bad.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-        done = run_tool(TOOL, base, tmp_path / name)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), name
-    empty = tmp_path / "empty.toml"
-    empty.write_text("", encoding="utf-8")
-    for line in ("__DB__PORT=x1", "__DB__NOPE=1", "__DB=1", "__LOG__LEVEL__X=1", "__DB__PORT=1.5"):
-        env = tmp_path / "bad.env"
-        env.write_text(PREFIX + line + "\\n", encoding="utf-8")
-        done = run_tool(TOOL, base, empty, env)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), line
-    env.write_text(PREFIX + '__DB__HOSTS=" x , y,, z"\\n' + PREFIX + "__DB__PORT=+7\\n", encoding="utf-8")
-    done = run_tool(TOOL, base, empty, env)
-    want = {{"db": {{"port": 7, "hosts": ["x", "y", "z"]}}, "log": {{"level": "info"}}}}
-    assert tomllib.loads(done.stdout.decode()) == want
-"""
+        folders = f"{q(tool.rsplit('/', 1)[0])} {q(cases[0][3].rsplit('/', 1)[0])}"
+        code = render(shipped, ["main"], PREFIX=prefix)
+        solution = f"mkdir -p {folders}\n{write_tool(tool, code, 'sys.exit(main(sys.argv))')}\n{runs}"
+        params = {"TOOL": tool, "BASE": artifact.path, "PREFIX": prefix, "SEED": seed}
+        names = [n for n in dir(shipped) if n.startswith("test_")]
+        params["CASES"] = [(layer, env, out) for _, layer, env, out in cases]
+        tests = render(shipped, names, tag=ctx.tag, **params)
         listing = "".join(
             f"- `{env}`: overlay `{layer}`, variables `{ev}`, result `{out}`\n" for env, layer, ev, out in cases
         )
