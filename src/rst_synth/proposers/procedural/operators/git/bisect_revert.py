@@ -9,58 +9,18 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.git.history import committer, epoch, git_ready
 from rst_synth.proposers.procedural.operators.git.patch_series import check_script, make_series, mbox
+from rst_synth.proposers.procedural.operators.git.shipped import bisect_series
 from rst_synth.proposers.procedural.operators.kit.workflow import (
-    RUN_TOOL,
     fresh_path,
     inside_git,
     plant,
     planted_dir,
     work_root,
 )
+from rst_synth.proposers.procedural.shipping import render
 
 FOLDERS = ("toolkit", "helpers", "support", "shared")
 MODULES = ("util", "common", "misc")
-
-TESTS_PY = """
-def git(*args):
-    return subprocess.run(["git", "-C", REPO, *args], check=True, capture_output=True, text=True).stdout
-
-
-def blob_id(text):
-    data = text.encode("utf-8")
-    return hashlib.sha1(b"blob %d\\0" % len(data) + data).hexdigest()
-
-
-def tree(ref):
-    entries = {}
-    for item in git("ls-tree", "-r", "-z", ref).split("\\0"):
-        if item:
-            meta, path = item.split("\\t", 1)
-            mode, _, blob = meta.split()
-            entries[path] = (mode, blob)
-    return entries
-
-
-def with_series(base, files):
-    want = dict(tree(base))
-    want.update({path: ("100644", blob_id(text)) for path, text in files.items()})
-    return want
-
-
-def branch_commits():
-    base = git("rev-parse", "refs/heads/" + MAIN).strip()
-    return base, git("rev-list", "--reverse", "--first-parent", base + "..refs/heads/" + BRANCH).split()
-
-
-def check_passes(commit, tmp_path):
-    where = tmp_path / commit
-    for path in tree(commit):
-        if path.startswith(FOLDER + "/"):
-            (where / path).parent.mkdir(parents=True, exist_ok=True)
-            (where / path).write_text(git("show", commit + ":" + path), encoding="utf-8")
-    where.mkdir(parents=True, exist_ok=True)
-    return run_tool("python3", CHECK, where).returncode == 0
-"""
 
 
 def _folder(artifact: Artifact) -> str | None:
@@ -114,47 +74,22 @@ python3 {q(check)} "$wt"
 git -C {q(repo)} worktree remove --force "$wt"
 """
         commits = [(c.subject, c.author[0], c.author[1], c.epoch, c.files) for c in series.commits]
-        tests = f"""
-REPO, MAIN, BRANCH, CHECK, OUT, FOLDER = {repo!r}, {main!r}, {branch!r}, {check!r}, {out!r}, {folder!r}
-WHO, EMAIL, EPOCH = {who!r}, {email!r}, {epoch(date)!r}
-SERIES = {commits!r}
-FIXED = {series.fixed!r}
-{TESTS_PY}{RUN_TOOL}
-
-def test_{ctx.tag}_series_applied_on_the_branch():
-    base, commits = branch_commits()
-    assert len(commits) == len(SERIES) + 1
-    assert git("rev-list", "--parents", "-n", "1", commits[0]).split()[1:] == [base]
-    for commit, (subject, name, email, epoch, files) in zip(commits, SERIES):
-        assert len(git("rev-list", "--parents", "-n", "1", commit).split()) == 2
-        assert git("log", "-1", "--format=%s%x00%an%x00%ae%x00%at", commit).strip().split("\\0") == [
-            subject, name, email, str(epoch)]
-        assert tree(commit) == with_series(base, files), subject
-    assert git("symbolic-ref", "HEAD").strip() == "refs/heads/" + MAIN
-
-
-def test_{ctx.tag}_first_bad_commit_recorded(tmp_path):
-    base, commits = branch_commits()
-    verdicts = [check_passes(commit, tmp_path) for commit in commits[: len(SERIES)]]
-    assert verdicts[0] and not verdicts[-1]
-    bad = commits[verdicts.index(False)]
-    subject = git("log", "-1", "--format=%s", bad).strip()
-    assert pathlib.Path(OUT).read_text(encoding="utf-8") == bad + " " + subject + "\\n"
-
-
-def test_{ctx.tag}_branch_ends_with_the_revert(tmp_path):
-    base, commits = branch_commits()
-    tip = commits[-1]
-    bad = pathlib.Path(OUT).read_text(encoding="utf-8").split()[0]
-    assert git("rev-list", "--parents", "-n", "1", tip).split()[1:] == [commits[-2]]
-    subject, body = git("log", "-1", "--format=%s%x00%b", tip).split("\\0")
-    assert subject == 'Revert "' + git("log", "-1", "--format=%s", bad).strip() + '"'
-    assert "This reverts commit " + bad + "." in body
-    for who in ("%an%x00%ae%x00%at", "%cn%x00%ce%x00%ct"):
-        assert git("log", "-1", "--format=" + who, tip).strip().split("\\0") == [WHO, EMAIL, str(EPOCH)]
-    assert tree(tip) == with_series(base, FIXED)
-    assert check_passes(tip, tmp_path)
-"""
+        tests = render(
+            bisect_series,
+            ["test_series_applied_on_the_branch", "test_first_bad_commit_recorded", "test_branch_ends_with_the_revert"],
+            tag=ctx.tag,
+            REPO=repo,
+            MAIN=main,
+            BRANCH=branch,
+            CHECK=check,
+            OUT=out,
+            FOLDER=folder,
+            WHO=who,
+            EMAIL=email,
+            EPOCH=epoch(date),
+            SERIES=commits,
+            FIXED=series.fixed,
+        )
         instruction = (
             f"Next, a patch series for the git repository `{repo}` arrived as the mbox `{patches}` (in the format "
             f"of `git format-patch`, already in the environment): it builds the helper module `{series.path}`. "

@@ -16,41 +16,10 @@ from rst_synth.proposers.procedural.operators.git.history import (
     git_ready,
     unique_subject,
 )
+from rst_synth.proposers.procedural.operators.git.shipped import revert_backport
+from rst_synth.proposers.procedural.shipping import render
 
 _PATH = re.compile(r'[^\x00-\x1f"\\\x7f]+')
-
-GIT_PY = """
-def git(*args):
-    return subprocess.run(["git", "-C", REPO, *args], check=True, capture_output=True, text=True).stdout
-
-
-def by_subject(subject):
-    for line in git("log", "--first-parent", "--format=%H%x00%s", "refs/heads/" + MAIN).splitlines():
-        commit, text = line.split("\\0", 1)
-        if text == subject:
-            return commit
-    raise AssertionError("no commit with subject " + subject)
-
-
-def tree(ref):
-    entries = {}
-    for item in git("ls-tree", "-r", "-z", ref).split("\\0"):
-        if item:
-            meta, path = item.split("\\t", 1)
-            mode, _, blob = meta.split()
-            entries[path] = (mode, blob)
-    return entries
-
-
-def changed(commit):
-    out = git("diff-tree", "--no-commit-id", "--no-renames", "-r", "-z", "--name-only", commit + "^", commit)
-    return [path for path in out.split("\\0") if path]
-
-
-def stamp(ref, who):
-    fmt = "%an%x00%ae%x00%at" if who == "author" else "%cn%x00%ce%x00%ct"
-    return git("log", "-1", "--format=" + fmt, ref).strip().split("\\0")
-"""
 
 
 def _plain(entry: dict[str, Any]) -> bool:
@@ -94,29 +63,18 @@ git -C {q(repo)} worktree add -q -b {q(branch)} "$wt" {q("refs/heads/" + main)}
 {author} {env} git -C "$wt" -c commit.gpgsign=false revert --no-edit "$target" >/dev/null
 git -C {q(repo)} worktree remove --force "$wt"
 """
-        tests = f"""
-REPO, MAIN, BRANCH, SUBJECT = {repo!r}, {main!r}, {branch!r}, {subject!r}
-WHO, EMAIL, EPOCH = {who!r}, {email!r}, {epoch(date)!r}
-{GIT_PY}
-
-def test_{ctx.tag}_branch_reverts_exactly_that_commit():
-    target, tip = by_subject(SUBJECT), git("rev-parse", "refs/heads/" + MAIN).strip()
-    assert git("rev-list", "--parents", "-n", "1", "refs/heads/" + BRANCH).split()[1:] == [tip]
-    want, before = tree(tip), tree(target + "^")
-    for path in changed(target):
-        if path in before:
-            want[path] = before[path]
-        else:
-            want.pop(path, None)
-    assert tree("refs/heads/" + BRANCH) == want
-
-
-def test_{ctx.tag}_revert_commit_metadata():
-    ref = "refs/heads/" + BRANCH
-    assert git("log", "-1", "--format=%s", ref).strip() == 'Revert "' + SUBJECT + '"'
-    assert stamp(ref, "author") == [WHO, EMAIL, str(EPOCH)] == stamp(ref, "committer")
-    assert git("symbolic-ref", "HEAD").strip() == "refs/heads/" + MAIN
-"""
+        tests = render(
+            revert_backport,
+            ["test_branch_reverts_exactly_that_commit", "test_revert_commit_metadata"],
+            tag=ctx.tag,
+            REPO=repo,
+            MAIN=main,
+            BRANCH=branch,
+            SUBJECT=subject,
+            WHO=who,
+            EMAIL=email,
+            EPOCH=epoch(date),
+        )
         instruction = (
             f"Next, in the git repository `{repo}`, create a branch `{branch}` that starts at the tip of `{main}` "
             f"and has exactly one new commit: the revert of the commit on `{main}` whose subject is `{subject}` "
@@ -182,14 +140,12 @@ class GitBackportByRule(Operator):
         if kind == "prefix":
             pick = f'case "$(git -C {q(repo)} log -1 --format=%s "$c")" in {q(arg)}*) ;; *) continue ;; esac'
             rule = f"whose subject starts with `{arg}` (case-sensitive)"
-            selected = f"git('log', '-1', '--format=%s', commit).startswith({arg!r})"
         else:
             pick = (
                 f'git -C {q(repo)} diff-tree --no-commit-id -r --name-only "$c^" "$c" | grep -q {q("^" + arg + "/")} '
                 "|| continue"
             )
             rule = f"that change at least one file under the top-level folder `{arg}/`"
-            selected = f"any(p.startswith({arg + '/'!r}) for p in changed(commit))"
         solution = f"""base="$(git -C {q(repo)} rev-list --first-parent {q("refs/heads/" + main)} |
   while read -r c; do [ "$(git -C {q(repo)} log -1 --format=%s "$c")" = {q(base)} ] && echo "$c" && break; done)"
 wt="$(mktemp -d)"
@@ -205,43 +161,20 @@ for c in $(git -C {q(repo)} rev-list --reverse --first-parent --no-merges "$base
 done
 git -C {q(repo)} worktree remove --force "$wt"
 """
-        tests = f"""
-REPO, MAIN, BRANCH, BASE = {repo!r}, {main!r}, {branch!r}, {base!r}
-WHO, EMAIL, EPOCH = {who!r}, {email!r}, {epoch(date)!r}
-{GIT_PY}
-
-def picked():
-    base = by_subject(BASE)
-    span = git("rev-list", "--reverse", "--first-parent", "--no-merges", base + "..refs/heads/" + MAIN).split()
-    return base, [commit for commit in span if {selected}]
-
-
-def test_{ctx.tag}_backport_commits_in_order():
-    base, picks = picked()
-    commits = git("rev-list", "--reverse", "--first-parent", base + "..refs/heads/" + BRANCH).split()
-    assert picks and len(commits) == len(picks)
-    assert git("rev-list", "--parents", "-n", "1", commits[0]).split()[1:] == [base]
-    for new, old in zip(commits, picks):
-        assert len(git("rev-list", "--parents", "-n", "1", new).split()) == 2
-        assert git("log", "-1", "--format=%B", new) == git("log", "-1", "--format=%B", old)
-        assert stamp(new, "author") == stamp(old, "author")
-        assert stamp(new, "committer") == [WHO, EMAIL, str(EPOCH)]
-
-
-def test_{ctx.tag}_picked_version_of_every_file_wins():
-    base, picks = picked()
-    commits = git("rev-list", "--reverse", "--first-parent", base + "..refs/heads/" + BRANCH).split()
-    want = tree(base)
-    for new, old in zip(commits, picks):
-        after = tree(old)
-        for path in changed(old):
-            if path in after:
-                want[path] = after[path]
-            else:
-                want.pop(path, None)
-        assert tree(new) == want, new
-    assert git("symbolic-ref", "HEAD").strip() == "refs/heads/" + MAIN
-"""
+        tests = render(
+            revert_backport,
+            ["test_backport_commits_in_order", "test_picked_version_of_every_file_wins"],
+            tag=ctx.tag,
+            REPO=repo,
+            MAIN=main,
+            BRANCH=branch,
+            BASE=base,
+            WHO=who,
+            EMAIL=email,
+            EPOCH=epoch(date),
+            RULE=kind,
+            ARG=arg,
+        )
         instruction = (
             f"Next, backport fixes in the git repository `{repo}`: create a branch `{branch}` that starts at the "
             f"commit on `{main}` whose subject is `{base}`. Of the commits after it on the first-parent chain of "
