@@ -64,3 +64,10 @@ def test_python_tool_is_an_executable_file_with_its_imports(tmp_path: Path) -> N
     assert subprocess.run([tool, "a"], capture_output=True, text=True, check=True).stdout == '["a"]\n'
     with pytest.raises(ValueError, match="delimiter"):
         shipping.python_tool("X = '''\nPY\n'''\n", "print(X)")
+
+
+def test_a_borrowed_definition_reads_the_callers_parameters() -> None:
+    from rst_synth.proposers.procedural.operators.tables.shipped import interval_peak
+
+    code = shipping.render(interval_peak, ["test_peak_and_when"], SRC="/srv/x.csv")
+    assert code.count("def when(") == 1 and "SRC = '/srv/x.csv'" in code

@@ -20,6 +20,7 @@ import shlex
 import sys
 from collections.abc import Iterable
 from types import ModuleType
+from typing import Any, cast
 
 THIRD_PARTY = frozenset({"pytest"})
 """Modules besides the standard library that a task's test environment always has."""
@@ -174,6 +175,10 @@ def _rejoin(code: str) -> str:
     return "".join(lines)
 
 
+def _top_level(module: str) -> set[str]:
+    return {name for node in ast.parse(source_of(module)).body for name in _defined(node)}
+
+
 def render(module: ModuleType | str, keep: Iterable[str], tag: str = "", **params: object) -> str:
     """The top-level definitions `keep` of a shipped module and every definition they use, in file order,
     with the parameters given (top-level assignments of those names) set to their values. A parameter the
@@ -205,7 +210,11 @@ def render(module: ModuleType | str, keep: Iterable[str], tag: str = "", **param
     used = set().union(*(_used(by_name[name]) for name in wanted)) if wanted else set()
     from_others = sorted({borrowed[n] for n in used if n in borrowed and n not in by_name})
     todo_params = {n for n in params if n in wanted}
-    chunks = [render(other, [name]).rstrip("\n") for other, name in from_others]
+    # A borrowed definition that reads a parameter gets the caller's value, not its module's example.
+    chunks = [
+        render(other, [name], **{k: cast(Any, v) for k, v in params.items() if k in _top_level(other)}).rstrip("\n")
+        for other, name in from_others
+    ]
     for node in body:
         names = _defined(node)
         if not set(names) & wanted:
