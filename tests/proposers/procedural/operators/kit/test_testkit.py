@@ -3,6 +3,7 @@ on a port and the port of a process, an HTTP call, polling."""
 
 from __future__ import annotations
 
+import pathlib
 import subprocess
 import sys
 
@@ -38,3 +39,40 @@ def test_a_listener_is_found_by_its_port_and_its_port_by_its_pid() -> None:
         service.wait()
     assert not testkit.alive(service.pid)
     assert testkit.listener(port) is None
+
+
+def _called(code: str) -> subprocess.CompletedProcess[bytes]:
+    return testkit.run_tool(sys.executable, "-c", code)
+
+
+def test_a_usage_error_needs_status_2_a_quiet_stdout_and_a_reason() -> None:
+    refused = "import sys; sys.exit('usage: tool FILE')"
+    testkit.assert_usage_error(_called(refused.replace("sys.exit(", "sys.stderr.write(") + "; sys.exit(2)"))
+    testkit.assert_usage_error(_called("import sys; sys.stderr.write('bad FILE'); sys.exit(2)"), says=b"FILE")
+    for wrong in (
+        "import sys; sys.stderr.write('bad'); sys.exit(1)",  # another status
+        "import sys; print('partial'); sys.stderr.write('bad'); sys.exit(2)",  # output on stdout
+        "import sys; sys.exit(2)",  # no reason given
+    ):
+        try:
+            testkit.assert_usage_error(_called(wrong))
+        except AssertionError:
+            continue
+        raise AssertionError(f"accepted: {wrong}")
+    try:
+        testkit.assert_usage_error(_called("import sys; sys.stderr.write('bad'); sys.exit(2)"), says=b"FILE")
+    except AssertionError:
+        return
+    raise AssertionError("accepted a reason that does not name the file")
+
+
+def test_same_text_allows_only_a_missing_last_newline(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "out.txt"
+    out.write_text("a\nb")
+    testkit.assert_same_text(str(out), "a\nb\n")
+    testkit.assert_same_text(str(out), "a\nb")
+    try:
+        testkit.assert_same_text(str(out), "a\nb\n\n")
+    except AssertionError:
+        return
+    raise AssertionError("accepted a different text")

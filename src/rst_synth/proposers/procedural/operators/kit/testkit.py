@@ -35,6 +35,21 @@ def run_tool(
 # fmt: on
 
 
+def assert_usage_error(done: subprocess.CompletedProcess[bytes], context: object = None, says: bytes = b"") -> None:
+    """A refused call: exit status 2, nothing on stdout, a reason on stderr (holding `says` when given)."""
+    assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip() and says in done.stderr, (
+        context,
+        done.returncode,
+        done.stderr[-300:],
+    )
+
+
+def assert_same_text(path: str, want: str) -> None:
+    """The file holds `want`, its last newline optional."""
+    got = pathlib.Path(path).read_bytes().decode("utf-8")
+    assert got == want or got + "\n" == want, (got[:500], want[:500])
+
+
 def argv_of(pid: int | str) -> list[str]:
     try:
         raw = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()

@@ -10,13 +10,6 @@ from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, classify
 MAX_TEXT_BYTES = 4 * 1024 * 1024
 
 
-SAME_TEXT = """
-def assert_same_text(path, want):
-    got = pathlib.Path(path).read_bytes().decode("utf-8")
-    assert got == want or got + "\\n" == want, (got[:500], want[:500])
-"""
-
-
 def complete_sample(artifact: Artifact) -> str | None:
     """The artifact's whole text when its sample holds all of it, else None."""
     sample = artifact.sample

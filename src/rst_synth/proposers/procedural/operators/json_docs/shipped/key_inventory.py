@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import pathlib
 
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_same_text
+
 SRC = "/app/data/items.json"
 OUT = "/app/data/items_key_paths.txt"
 
@@ -27,11 +29,6 @@ def key_paths(value: object, prefix: str = "", found: set[str] | None = None) ->
 def write_key_paths() -> None:
     doc = json.loads(pathlib.Path(SRC).read_text(encoding="utf-8"))
     pathlib.Path(OUT).write_text("".join(p + "\n" for p in sorted(key_paths(doc))), encoding="utf-8")
-
-
-def assert_same_text(path: str, want: str) -> None:
-    got = pathlib.Path(path).read_bytes().decode("utf-8")
-    assert got == want or got + "\n" == want, (got[:500], want[:500])
 
 
 def test_sorted_key_paths() -> None:

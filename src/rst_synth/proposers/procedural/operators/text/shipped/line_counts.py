@@ -8,6 +8,8 @@ from __future__ import annotations
 import collections
 import pathlib
 
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_same_text
+
 SRC = "/app/data/app.log"
 TOKEN = "error"
 OUT = "/app/data/app_error_lines.txt"
@@ -17,11 +19,6 @@ COUNT = "/app/data/app_error_count.txt"
 def src_lines(path: str) -> list[str]:
     lines = pathlib.Path(path).read_bytes().decode("utf-8").split("\n")
     return lines[:-1] if lines[-1] == "" else lines
-
-
-def assert_same_text(path: str, want: str) -> None:
-    got = pathlib.Path(path).read_bytes().decode("utf-8")
-    assert got == want or got + "\n" == want, (got[:500], want[:500])
 
 
 def matches() -> list[str]:
