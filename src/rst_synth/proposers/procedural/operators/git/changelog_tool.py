@@ -8,8 +8,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.git.history import commit_log, git_ready, unique_subject
 from rst_synth.proposers.procedural.operators.git.shipped import changelog
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, inside_git, tool_path, work_root
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 
 @register
@@ -39,21 +39,12 @@ class GitChangelogTool(Operator):
         out = ctx.output_path(artifact, "changelog", "md")
         code = render(changelog, ["main"])
         call = "sys.exit(main())"
-        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-{call}
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, call)}
 start="$(git -C {q(repo)} log --first-parent --format='%H %s' {q("refs/heads/" + main)} |
   while read -r c s; do [ "$s" = {q(start)} ] && echo "$c" && break; done)"
 {q(tool)} {q(repo)} "$start" {q("refs/heads/" + main)} > {q(out)}"""
-        tests = RUN_TOOL + render(
+        tests = render(
             changelog,
             ["test_changelog_of_the_repository", "test_tool_on_a_fresh_repository", "test_tool_rejects_an_unknown_ref"],
             tag=ctx.tag,

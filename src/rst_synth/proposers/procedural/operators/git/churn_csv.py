@@ -9,8 +9,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.git.history import git_ready
 from rst_synth.proposers.procedural.operators.git.shipped import churn
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, inside_git, tool_path, work_root
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 HEADER = ["author", "week", "commits", "additions", "deletions"]
 
@@ -40,19 +40,10 @@ class GitChurnCsv(Operator):
         seed = ctx.rng.randrange(10**6)
         code = render(churn, ["main"])
         call = "sys.exit(main(sys.argv))"
-        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-{call}
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, call)}
 {q(tool)} {q(repo)} {q("refs/heads/" + main)} > {q(out)}"""
-        tests = RUN_TOOL + render(
+        tests = render(
             churn,
             ["test_churn_of_the_repository", "test_tool_on_fresh_repositories", "test_tool_rejects_an_unknown_ref"],
             tag=ctx.tag,

@@ -12,8 +12,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.git.history import commit_log, git_ready
 from rst_synth.proposers.procedural.operators.git.shipped import commit_msg
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, fresh_path, inside_git, stem_of, work_root
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, stem_of, work_root
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 TYPES = ("build", "chore", "ci", "docs", "feat", "fix", "perf", "refactor", "revert", "style", "test")
 
@@ -58,17 +58,8 @@ class GitCommitMsgHook(Operator):
         seed = ctx.rng.randrange(10**6)
         code = render(commit_msg, ["main"], TYPES=TYPES, MAX_SUBJECT=limit)
         call = 'if __name__ == "__main__":\n    sys.exit(main(sys.argv))'
-        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(out.rsplit("/", 1)[0])} {q(hook.rsplit("/", 1)[0])}
-cat > {q(hook)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-{call}
-PY
-chmod 0755 {q(hook)}
+{write_tool(hook, code, call)}
 : > {q(out)}
 msg="$(mktemp)"
 for c in $(git -C {q(repo)} rev-list --reverse --first-parent --no-merges {q("refs/heads/" + main)}); do
@@ -78,7 +69,7 @@ for c in $(git -C {q(repo)} rev-list --reverse --first-parent --no-merges {q("re
 done
 rm -f "$msg"
 """
-        tests = RUN_TOOL + render(
+        tests = render(
             commit_msg,
             ["test_audit_of_the_history", "test_hook_on_fresh_messages", "test_hook_guards_commits_in_a_clone"],
             tag=ctx.tag,

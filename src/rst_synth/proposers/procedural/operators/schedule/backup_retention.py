@@ -12,7 +12,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import (
-    RUN_TOOL,
     fresh_path,
     inside_git,
     planted_dir,
@@ -24,7 +23,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 from rst_synth.proposers.procedural.operators.schedule.cron_next_runs import MAX_BYTES
 from rst_synth.proposers.procedural.operators.schedule.crontab import commands, reference, schedule_entries, user_field
 from rst_synth.proposers.procedural.operators.schedule.shipped import retention
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 BACKUP_WORDS = re.compile(r"backup|dump|archive|snapshot|\btar\b|rsync|borg|restic", re.IGNORECASE)
 """A job whose command says it makes backups: the schedule's archives are what retention is about."""
@@ -97,19 +96,10 @@ class BackupRetentionGfs(Operator):
         )
         code = render(retention, ["main"], PREFIX=prefix)
         call = "sys.exit(main(sys.argv))"
-        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-{call}
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, call)}
 {q(tool)} --delete {q(folder)} {daily} {weekly} {monthly} > {q(out)}"""
-        tests = RUN_TOOL + render(
+        tests = render(
             retention,
             [
                 "test_plan_of_the_archives",

@@ -10,7 +10,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import (
-    RUN_TOOL,
     fresh_path,
     inside_git,
     stem_of,
@@ -24,7 +23,7 @@ from rst_synth.proposers.procedural.operators.schedule.crontab import (
     user_field,
 )
 from rst_synth.proposers.procedural.operators.schedule.shipped import cron, next_runs
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 MAX_BYTES = 64 * 1024
 
@@ -66,37 +65,24 @@ class CronNextRuns(Operator):
         rules = render(cron, ["MalformedEntry", "next_runs"], WINDOW_YEARS=WINDOW_YEARS)
         code = rules + "\n\n" + render(next_runs, ["main"], USER_FIELD=user)
         call = "sys.exit(main(sys.argv))"
-        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-{call}
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, call)}
 {q(tool)} {q(artifact.path)} {start} {count} > {q(out)}"""
-        tests = (
-            rules
-            + RUN_TOOL
-            + render(
-                next_runs,
-                [
-                    "test_next_runs_of_the_schedule",
-                    "test_tool_on_fresh_schedules",
-                    "test_tool_rejects_malformed_entries",
-                ],
-                tag=ctx.tag,
-                TOOL=tool,
-                SRC=artifact.path,
-                OUT=out,
-                START=start,
-                COUNT=count,
-                USER_FIELD=user,
-                SEED=seed,
-            )
+        tests = rules + render(
+            next_runs,
+            [
+                "test_next_runs_of_the_schedule",
+                "test_tool_on_fresh_schedules",
+                "test_tool_rejects_malformed_entries",
+            ],
+            tag=ctx.tag,
+            TOOL=tool,
+            SRC=artifact.path,
+            OUT=out,
+            START=start,
+            COUNT=count,
+            USER_FIELD=user,
+            SEED=seed,
         )
         fields = (
             "five time fields, then the user name, then the command" if user else "five time fields, then the command"

@@ -11,7 +11,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import (
-    RUN_TOOL,
     fresh_path,
     inside_git,
     plant,
@@ -28,7 +27,7 @@ from rst_synth.proposers.procedural.operators.schedule.crontab import (
     schedule_entries,
 )
 from rst_synth.proposers.procedural.operators.schedule.shipped import cron, overlap_report
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 MAINTENANCE = (
     ("10 0 * * *", "/usr/local/bin/db-dump.sh --all", 95),
@@ -84,34 +83,21 @@ class CronOverlapReport(Operator):
         rules = render(cron, ["MalformedEntry", "next_runs"], WINDOW_YEARS=WINDOW_YEARS)
         code = rules + "\n\n" + render(overlap_report, ["main"])
         call = "sys.exit(main(sys.argv))"
-        imports = "".join(f"import {m}\n" for m in used_modules(code + call))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-{call}
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, call)}
 {q(tool)} {q(durations_file)} {start} {end} {q(artifact.path)} {q(other)} > {q(out)}"""
-        tests = (
-            rules
-            + RUN_TOOL
-            + render(
-                overlap_report,
-                ["test_overlaps_of_the_week", "test_tool_on_fresh_schedules", "test_tool_rejects_bad_input"],
-                tag=ctx.tag,
-                TOOL=tool,
-                SRC=artifact.path,
-                OTHER=other,
-                DURATIONS=durations_file,
-                OUT=out,
-                START=start,
-                END=end,
-                SEED=seed,
-            )
+        tests = rules + render(
+            overlap_report,
+            ["test_overlaps_of_the_week", "test_tool_on_fresh_schedules", "test_tool_rejects_bad_input"],
+            tag=ctx.tag,
+            TOOL=tool,
+            SRC=artifact.path,
+            OTHER=other,
+            DURATIONS=durations_file,
+            OUT=out,
+            START=start,
+            END=end,
+            SEED=seed,
         )
         instruction = " ".join(
             f"""Next, another team adds its maintenance jobs in `{other}` (a schedule without a user field); the

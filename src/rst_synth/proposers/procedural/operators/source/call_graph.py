@@ -13,7 +13,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.source.shipped import call_graph
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 _TOP_DEF = re.compile(r"^(async[ \t]+def|def)[ \t]+[A-Za-z_]", re.MULTILINE)
 
@@ -52,17 +52,8 @@ class PythonCallGraph(Operator):
         out = ctx.output_path(artifact, "callgraph", "json")
         seed = ctx.rng.randrange(10**6)
         code = render(call_graph, ["main"])
-        imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-sys.exit(main(sys.argv))
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, "sys.exit(main(sys.argv))")}
 {q(tool)} {q(artifact.path)} > {q(out)}"""
         params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "SEED": seed}
         names = ["test_call_graph_of_the_module", "test_tool_on_fresh_modules", "test_tool_rejects_bad_arguments"]

@@ -13,7 +13,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import contacts
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 HEADER = ["email", "lines", "phones", "first_date", "last_date"]
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -60,17 +60,8 @@ class TextContactIndex(Operator):
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/contacts", f"{name}_contacts.csv")
         seed = ctx.rng.randrange(10**6)
         code = render(contacts, ["main"])
-        imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-sys.exit(main(sys.argv))
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, "sys.exit(main(sys.argv))")}
 {q(tool)} {" ".join(q(f) for f in files)} > {q(out)}"""
         params = {"TOOL": tool, "FILES": files, "OUT": out, "SEED": seed}
         names = ["test_contacts_of_the_corpus", "test_tool_on_fresh_corpora", "test_tool_rejects_unreadable_files"]

@@ -14,7 +14,7 @@ from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.text import complete_sample
 from rst_synth.proposers.procedural.operators.kit.workflow import DECIMAL, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import records_top
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 MAX_BYTES = 64 * 1024
 TOP = 5
@@ -68,17 +68,8 @@ class TextRecordsTool(Operator):
         tool = tool_path(ctx, artifact, "top")
         out = ctx.output_path(artifact, f"top{TOP}", "tsv")
         code = render(records_top, ["main"], KEY=key, VALUE=value)
-        imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-sys.exit(main(sys.argv))
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, "sys.exit(main(sys.argv))")}
 {q(tool)} {TOP} {q(artifact.path)} > {q(out)}"""
         params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "KEY": key, "VALUE": value, "TOP": TOP}
         names = ["test_top_of_the_artifact", "test_tool_on_fresh_inputs", "test_tool_edge_cases"]

@@ -14,7 +14,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, in
 from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log
 from rst_synth.proposers.procedural.operators.schedule.crontab import schedule_entries
 from rst_synth.proposers.procedural.operators.text.shipped import tfidf
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 HEADER = ["file", "rank", "term", "count", "tfidf"]
 _WORD = re.compile(r"[A-Za-z']+")
@@ -81,17 +81,8 @@ class TextTfidfTerms(Operator):
         top = ctx.rng.choice([5, 8, 10])
         seed = ctx.rng.randrange(10**6)
         code = render(tfidf, ["main"])
-        imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
         solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-{imports}
-
-{code}
-
-sys.exit(main(sys.argv))
-PY
-chmod 0755 {q(tool)}
+{write_tool(tool, code, "sys.exit(main(sys.argv))")}
 {q(tool)} {top} {" ".join(q(f) for f in files)} > {q(out)}"""
         params = {"TOOL": tool, "FILES": files, "OUT": out, "TOP": top, "SEED": seed}
         names = ["test_terms_of_the_folder", "test_tool_on_fresh_texts", "test_tool_rejects_bad_arguments"]

@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/app_check"
 SRC = "/app/config/app.toml"
@@ -236,4 +236,4 @@ def test_tool_rejects_invalid_toml(tmp_path: pathlib.Path) -> None:
         path = tmp_path / (name + ".toml")
         path.write_bytes(data)
         done = run_tool(TOOL, path)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), name
+        assert_usage_error(done, name)

@@ -14,7 +14,7 @@ import tomllib
 from typing import Any
 
 from rst_synth.proposers.procedural.operators.config.shipped.documents import dump_doc, load_doc
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/app_layers"
 BASE = "/app/config/app.toml"
@@ -219,7 +219,7 @@ def test_tool_on_fresh_layers(tmp_path: pathlib.Path) -> None:
             want = None
         done = run_tool(TOOL, *args)
         if want is None:
-            assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), k
+            assert_usage_error(done, k)
         else:
             assert done.returncode == 0, (k, done.stderr[-500:])
             assert parse_as(done.stdout.decode("utf-8"), ext) == want, k
@@ -236,14 +236,14 @@ def test_tool_rejects_bad_layers(tmp_path: pathlib.Path) -> None:
     for name, text in bad.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
         done = run_tool(TOOL, base, tmp_path / name)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), name
+        assert_usage_error(done, name)
     empty = tmp_path / "empty.toml"
     empty.write_text("", encoding="utf-8")
     for line in ("__DB__PORT=x1", "__DB__NOPE=1", "__DB=1", "__LOG__LEVEL__X=1", "__DB__PORT=1.5"):
         env = tmp_path / "bad.env"
         env.write_text(PREFIX + line + "\n", encoding="utf-8")
         done = run_tool(TOOL, base, empty, env)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), line
+        assert_usage_error(done, line)
     env.write_text(PREFIX + '__DB__HOSTS=" x , y,, z"\n' + PREFIX + "__DB__PORT=+7\n", encoding="utf-8")
     done = run_tool(TOOL, base, empty, env)
     want = {"db": {"port": 7, "hosts": ["x", "y", "z"]}, "log": {"level": "info"}}

@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/repo_churn"
 REPO = "/app/repo"
@@ -172,4 +172,4 @@ def test_tool_rejects_an_unknown_ref(tmp_path: pathlib.Path) -> None:
     repo = tmp_path / "repo"
     fresh_repo(repo, 1)
     done = run_tool(TOOL, repo, "no-such-ref")
-    assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip()
+    assert_usage_error(done)

@@ -11,7 +11,7 @@ import random
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 SRC = "/app/out/summary.json"
 NEW = "/app/incoming/summary_v2.json"
@@ -238,5 +238,5 @@ def test_tool_rejects_what_is_not_json(tmp_path: pathlib.Path) -> None:
         bad.write_text(text, encoding="utf-8")
         for args in (("diff", good, bad), ("apply", bad, good)):
             done = run_tool(TOOL, *args)
-            assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), (text, args)
-    assert run_tool(TOOL, "apply", good, tmp_path / "missing.json").returncode == 2
+            assert_usage_error(done, (text, args))
+    assert_usage_error(run_tool(TOOL, "apply", good, tmp_path / "missing.json"), "missing file")

@@ -12,7 +12,7 @@ import random
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 SRC = "/app/out/summary.json"
 SCHEMA = "/app/out/summary_schema.json"
@@ -247,4 +247,4 @@ def test_validator_rejects_what_is_not_json(tmp_path: pathlib.Path) -> None:
     bad.write_text('{"a": 1', encoding="utf-8")
     for args in ((SCHEMA, bad), (bad, SRC), (SCHEMA, tmp_path / "missing.json")):
         done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
+        assert_usage_error(done, args)

@@ -14,7 +14,7 @@ import re
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 from rst_synth.proposers.procedural.operators.logs.shipped.access_hits import client_hits
 
 TOOL = "/app/bin/access_sessions"
@@ -113,4 +113,4 @@ def test_tool_rejects_bad_arguments(tmp_path: pathlib.Path) -> None:
     log.write_text("", encoding="utf-8")
     for args in ([log, "0"], [log, "x"], [tmp_path / "missing.log", "5"], [log]):
         done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
+        assert_usage_error(done, args)

@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Iterable
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/events_rollup"
 SRC = "/app/logs/events.jsonl"
@@ -112,4 +112,4 @@ def test_tool_on_fresh_logs_with_bad_lines(tmp_path: pathlib.Path) -> None:
 
 def test_tool_usage_error() -> None:
     done = run_tool(TOOL, SRC)
-    assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip()
+    assert_usage_error(done)

@@ -11,7 +11,7 @@ import re
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 from rst_synth.proposers.procedural.operators.schedule.shipped.cron import (
     ASSIGNMENT,
     MalformedEntry,
@@ -169,14 +169,14 @@ def test_tool_rejects_bad_input(tmp_path: pathlib.Path) -> None:
     durations = tmp_path / "d.txt"
     durations.write_text("5 /bin/a\n5 /bin/b\n", encoding="utf-8")
     done = run_tool(TOOL, durations, "2026-01-01T00:00", "2026-01-02T00:00", schedule)
-    assert done.returncode == 2 and done.stdout == b"" and str(schedule).encode() + b":3" in done.stderr
+    assert_usage_error(done, says=str(schedule).encode() + b":3")
     schedule.write_text("0 * * * * /bin/a\n30 1 * * * /bin/c\n", encoding="utf-8")
     done = run_tool(TOOL, durations, "2026-01-01T00:00", "2026-01-02T00:00", schedule)
-    assert done.returncode == 2 and done.stdout == b"" and str(schedule).encode() + b":2" in done.stderr
+    assert_usage_error(done, says=str(schedule).encode() + b":2")
     for args in (
         [durations, "2026-01-02T00:00", "2026-01-01T00:00", schedule],
         [durations, "x", "y", schedule],
         [durations, "2026-01-01T00:00", "2026-01-02T00:00"],
     ):
         done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"", args
+        assert_usage_error(done, args)

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/appdata_backup_retention"
 FOLDER = "/app/incoming/r3s2/archives"
@@ -132,4 +132,4 @@ def test_tool_on_fresh_timestamps(tmp_path: pathlib.Path) -> None:
 def test_tool_rejects_bad_arguments(tmp_path: pathlib.Path) -> None:
     for args in ([tmp_path, 1, 2], [tmp_path, 1, 2, "x"], [tmp_path, -1, 2, 3], [tmp_path / "none", 1, 2, 3]):
         done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
+        assert_usage_error(done, args)

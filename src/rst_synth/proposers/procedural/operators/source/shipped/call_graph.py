@@ -13,7 +13,7 @@ import random
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/app_callgraph"
 SRC = "/app/src/app.py"
@@ -157,5 +157,5 @@ def test_tool_rejects_bad_arguments(tmp_path: pathlib.Path) -> None:
     broken.write_text("def a(:\n    pass\n", encoding="utf-8")
     for args in ([], [good, good], [tmp_path / "missing.py"], [tmp_path], [broken]):
         done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"", args
+        assert_usage_error(done, args)
         assert len(done.stderr.decode().strip().splitlines()) == 1, (args, done.stderr)

@@ -12,7 +12,7 @@ import pathlib
 import random
 import sys
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/sales_rollup"
 SRC = "/app/data/sales.csv"
@@ -105,4 +105,4 @@ def test_tool_rejects_a_missing_column(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "missing.csv"
     path.write_text(GROUP + ",other\nx,1\n", encoding="utf-8")
     done = run_tool(TOOL, path)
-    assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip()
+    assert_usage_error(done)

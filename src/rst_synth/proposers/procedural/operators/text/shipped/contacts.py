@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/notes_contacts"
 FILES = ["/app/notes/a.txt", "/app/notes/b.txt"]
@@ -144,4 +144,4 @@ def test_tool_rejects_unreadable_files(tmp_path: pathlib.Path) -> None:
     bad.write_bytes(b"a@b.com \xff\n")
     for args in ([], [tmp_path / "missing.txt"], [bad]):
         done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
+        assert_usage_error(done, args)

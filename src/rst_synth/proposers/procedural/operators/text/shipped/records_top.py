@@ -11,7 +11,7 @@ import random
 import re
 import sys
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/records_top"
 SRC = "/app/data/records.txt"
@@ -101,4 +101,4 @@ def test_tool_edge_cases(tmp_path: pathlib.Path) -> None:
     assert (done.returncode, done.stdout) == (0, b"key\tsum\n")
     for bad in ("0", "-1", "x"):
         done = run_tool(TOOL, bad, stdin=b"a 1\n")
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), bad
+        assert_usage_error(done, bad)

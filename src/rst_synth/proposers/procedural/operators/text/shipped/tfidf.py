@@ -15,7 +15,7 @@ import random
 import re
 import sys
 
-from rst_synth.proposers.procedural.operators.kit.testkit import run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
 
 TOOL = "/app/bin/notes_tfidf"
 FILES = ["/app/notes/a.txt", "/app/notes/b.txt"]
@@ -112,4 +112,4 @@ def test_tool_rejects_bad_arguments(tmp_path: pathlib.Path) -> None:
     one.write_text("alpha beta", encoding="utf-8")
     for args in ([0, one, one], ["x", one, one], [3, one], [3, one, tmp_path / "missing.txt"]):
         done = run_tool(TOOL, *args)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), args
+        assert_usage_error(done, args)
