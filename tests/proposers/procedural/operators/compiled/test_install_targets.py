@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -91,7 +92,7 @@ def test_build_is_deterministic_and_states_every_path() -> None:
 
 
 @pytest.mark.docker
-def test_child_accepted(tmp_path) -> None:
+def test_child_accepted(tmp_path: Path) -> None:
     parent = parent_task(tmp_path, PARENT_SOLVE, dockerfile=C_DOCKERFILE)
     proposal, report = extend_with("make-install-targets", parent)
     assert_accepted(proposal, report, "make-install-targets")

@@ -12,16 +12,15 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.compiled.project import (
-    COPY_PY,
-    SAME_RUNS_PY,
     CompiledOperator,
     CProject,
-    assignments,
     behaviour_text,
     c_project,
     folder_for,
     private_libraries,
 )
+from rst_synth.proposers.procedural.operators.compiled.shipped import build_variants
+from rst_synth.proposers.procedural.shipping import render
 
 VARIANTS = {
     "release": "-O2 -DNDEBUG",
@@ -29,106 +28,13 @@ VARIANTS = {
     "sanitize": "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer",
 }
 
-VARIANT_TESTS = r"""
-
-def checkout(tmp_path):
-    folders = [(SRCDIR, ()), (FOLDER, MAKEFILES), *[(d, ()) for d in INCLUDE_DIRS]]
-    return fresh_copy(tmp_path / "checkout", folders) / pathlib.Path(FOLDER).relative_to(TOP)
-
-
-def readelf(*args):
-    return subprocess.run(["readelf", *map(str, args)], capture_output=True, text=True, check=True).stdout
-
-
-def includes(path, seen, roots):
-    # The project headers `path` includes, directly or through other headers.
-    text = pathlib.Path(path).read_text(errors="replace")
-    for name in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, re.MULTILINE):
-        for base in [pathlib.Path(path).parent, *roots]:
-            if (base / name).is_file():
-                found = (base / name).resolve()
-                if found not in seen:
-                    seen.add(found)
-                    includes(found, seen, roots)
-                break
-    return seen
-
-
-def test___TAG___variants_build_apart_with_their_flags(tmp_path):
-    folder = checkout(tmp_path)
-    built = make(folder)
-    assert built.returncode == 0, built.stdout[-1500:] + built.stderr[-1500:]
-    release = folder / "out" / "release" / PROGRAM_NAME
-    assert ".debug_info" not in readelf("-SW", release)
-    objects = {p.name: p.stat().st_mtime_ns for p in (folder / "out" / "release" / "obj").glob("*.o")}
-    assert sorted(objects) == sorted(pathlib.Path(s).stem + ".o" for s in SOURCES)
-    built = make(folder, "BUILD=debug")
-    assert built.returncode == 0, built.stdout[-1500:] + built.stderr[-1500:]
-    debug = folder / "out" / "debug" / PROGRAM_NAME
-    producers = re.findall(r"DW_AT_producer\s*:.*?:\s*(.*)", readelf("--debug-dump=info", debug))
-    mine = [p for p in producers if " -O0" in p]
-    assert mine and all(" -g" in p for p in mine), producers
-    assert len(mine) >= len(SOURCES), producers
-    assert {p.name: p.stat().st_mtime_ns for p in (folder / "out" / "release" / "obj").glob("*.o")} == objects
-    built = make(folder, "BUILD=sanitize")
-    assert built.returncode == 0, built.stdout[-1500:] + built.stderr[-1500:]
-    needed = re.findall(r"\(NEEDED\).*\[(.*)\]", readelf("-dW", folder / "out" / "sanitize" / PROGRAM_NAME))
-    assert any(n.startswith("libasan.so") for n in needed) and any(n.startswith("libubsan.so") for n in needed)
-    wrong = make(folder, "BUILD=fast")
-    assert wrong.returncode != 0 and "BUILD" in wrong.stdout + wrong.stderr
-    assert not (folder / "out" / "fast").exists()
-    assert make(folder, "clean", "BUILD=debug").returncode == 0
-    assert not (folder / "out" / "debug").exists() and release.is_file()
-
-
-def test___TAG___variants_behave_as_the_original(tmp_path):
-    folder = checkout(tmp_path)
-    for variant in ("release", "debug"):
-        built = make(folder, f"BUILD={variant}")
-        assert built.returncode == 0, built.stderr[-1500:]
-        assert assert_same_runs(PROGRAM, folder / "out" / variant / PROGRAM_NAME, tmp_path) >= 1
-
-
-def test___TAG___header_change_rebuilds_exactly_its_includers(tmp_path):
-    folder = checkout(tmp_path)
-    assert make(folder).returncode == 0 and make(folder, "-q").returncode == 0
-    roots = [(tmp_path / "checkout" / pathlib.Path(d).relative_to(TOP)) for d in [SRCDIR, *INCLUDE_DIRS]]
-    sources = [roots[0] / pathlib.Path(s).name for s in SOURCES]
-    reach = {s: includes(s, set(), roots) for s in sources}
-    headers = sorted({h for found in reach.values() for h in found}, key=lambda h: sum(h in r for r in reach.values()))
-    assert headers, "no project header is included"
-    header = headers[0]
-    past = 1_600_000_000
-    for path in (tmp_path / "checkout").rglob("*"):
-        os.utime(path, (past, past), follow_symlinks=False)
-    os.utime(header, (past + 10, past + 10))
-    assert make(folder, "-q").returncode != 0
-    assert make(folder).returncode == 0 and make(folder, "-q").returncode == 0
-    obj = folder / "out" / "release" / "obj"
-    for source, found in reach.items():
-        rebuilt = (obj / (source.stem + ".o")).stat().st_mtime > past + 10
-        assert rebuilt == (header in found), (source.name, header.name)
-    assert (folder / "out" / "release" / PROGRAM_NAME).stat().st_mtime > past + 10
-
-
-def test___TAG___make_check_compares_with_the_reference(tmp_path):
-    folder = checkout(tmp_path)
-    done = make(folder, "check")
-    assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
-    names = INPUTS or ["-"]
-    assert [line for line in done.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))] == [
-        f"PASS {name}" for name in names]
-    main = tmp_path / "checkout" / pathlib.Path(MAIN).relative_to(TOP)
-    main.write_text(main.read_text() + NOISE)
-    done = make(folder, "check", "BUILD=debug")
-    assert done.returncode != 0
-    assert [line for line in done.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))] == [
-        f"FAIL {name}" for name in names]
-"""
-"""The step's checks; `__TAG__` is the step's tag, the constants come before them."""
-
-NOISE = '\n__attribute__((constructor)) static void check_noise(void) { __builtin_puts("noise"); }\n'
-"""Appended to a copy of main's source: a program whose output differs, which `make check` must catch."""
+TESTS = [
+    "test_variants_build_apart_with_their_flags",
+    "test_variants_behave_as_the_original",
+    "test_header_change_rebuilds_exactly_its_includers",
+    "test_make_check_compares_with_the_reference",
+]
+"""The step's checks, in `shipped/build_variants.py`."""
 
 
 @register
@@ -179,9 +85,8 @@ rm -rf "$scratch\""""
             "INPUTS": list(project.inputs),
             "RUN_ENV": {},
             "MAKEFILES": ["Makefile"],
-            "NOISE": NOISE,
         }
-        tests = assignments(constants) + COPY_PY + SAME_RUNS_PY + VARIANT_TESTS.replace("__TAG__", ctx.tag)
+        tests = render(build_variants, TESTS, tag=ctx.tag, **constants)
         return Step(
             solution=solution,
             tests=tests,

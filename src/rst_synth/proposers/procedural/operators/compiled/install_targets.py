@@ -8,31 +8,35 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.compiled.shipped import install_targets
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git
+from rst_synth.proposers.procedural.shipping import render
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 PREFIXES = ("/opt/{name}", "/srv/{name}", "/opt/tools/{name}")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,39}")
 
-COPY_PY = """
-SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp", ".s", ".S")
+TESTS = [
+    "test_install_in_place_uses_the_built_program",
+    "test_fresh_build_installs_and_uninstalls",
+    "test_default_prefix_is_usr_local",
+]
+"""The step's checks, in `shipped/install_targets.py`."""
 
 
-def source_copy(makedir, dest):
-    # The Makefile and every file of a folder that holds sources: what a fresh checkout would have.
-    makedir, dest = pathlib.Path(makedir), pathlib.Path(dest)
-    dest.mkdir(parents=True)
-    shutil.copy2(makedir / MAKEFILE, dest / MAKEFILE)
-    for path in sorted(makedir.rglob("*")):
-        if path.is_file() and path.suffix in SOURCE_SUFFIXES and not path.relative_to(makedir).parts[0] == "build":
-            target = dest / path.relative_to(makedir)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
-    return dest
-
-
-def make(directory, *args):
-    return subprocess.run(["make", "-C", str(directory), *args], capture_output=True, text=True, timeout=600)
+def install_block(program: str) -> str:
+    """The targets the step appends to the Makefile. A recipe prefix of its own: the Makefile may have set
+    .RECIPEPREFIX, and a tab is easy to lose."""
+    return f"""
+# Installation: DESTDIR stages the files, PREFIX chooses the layout.
+PREFIX ?= /usr/local
+.RECIPEPREFIX := >
+.PHONY: install uninstall
+install: {program}
+> mkdir -p "$(DESTDIR)$(PREFIX)/bin"
+> install -m 0755 {program} "$(DESTDIR)$(PREFIX)/bin/{program}"
+uninstall:
+> rm -f "$(DESTDIR)$(PREFIX)/bin/{program}"
 """
 
 
@@ -75,59 +79,20 @@ class MakeInstallTargets(Operator):
         makedir, program = artifact.directory, artifact.name
         prefix = ctx.rng.choice(PREFIXES).format(name=program)  # only ever under the tests' DESTDIR
         staged_prefix = f"usr/x{ctx.rng.randrange(100, 1000)}"  # under the test's own stage folder
-        # A recipe prefix of our own: the Makefile may have set .RECIPEPREFIX, and a tab is easy to lose.
-        block = f"""
-# Installation: DESTDIR stages the files, PREFIX chooses the layout.
-PREFIX ?= /usr/local
-.RECIPEPREFIX := >
-.PHONY: install uninstall
-install: {program}
-> mkdir -p "$(DESTDIR)$(PREFIX)/bin"
-> install -m 0755 {program} "$(DESTDIR)$(PREFIX)/bin/{program}"
-uninstall:
-> rm -f "$(DESTDIR)$(PREFIX)/bin/{program}"
-"""
+        block = install_block(program)
         solution = f"""cat >> {q(makefile.path)} <<'MAKE'
 {block.rstrip()}
 MAKE"""
-        tests = f"""
-MAKEDIR, MAKEFILE, PROGRAM = {makedir!r}, {makefile.name!r}, {program!r}
-PREFIX, STAGED_PREFIX = {prefix!r}, {staged_prefix!r}
-{COPY_PY}
-
-def test_{ctx.tag}_install_in_place_uses_the_built_program(tmp_path):
-    program = pathlib.Path(MAKEDIR) / PROGRAM
-    before = program.stat().st_mtime_ns
-    done = make(MAKEDIR, "install", f"DESTDIR={{tmp_path}}", f"PREFIX={{PREFIX}}")
-    assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
-    target = tmp_path / PREFIX.lstrip("/") / "bin" / PROGRAM
-    assert target.is_file() and stat.S_IMODE(target.stat().st_mode) == 0o755
-    assert target.read_bytes() == program.read_bytes() and program.stat().st_mtime_ns == before
-
-
-def test_{ctx.tag}_fresh_build_installs_and_uninstalls(tmp_path):
-    copy = source_copy(MAKEDIR, tmp_path / "checkout")
-    stage = tmp_path / "stage"
-    done = make(copy, "install", f"DESTDIR={{stage}}", f"PREFIX=/{{STAGED_PREFIX}}")
-    assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
-    target = stage / STAGED_PREFIX / "bin" / PROGRAM
-    assert target.is_file() and stat.S_IMODE(target.stat().st_mode) == 0o755
-    assert target.read_bytes() == (copy / PROGRAM).read_bytes()
-    again = make(copy, "install", f"DESTDIR={{stage}}", f"PREFIX=/{{STAGED_PREFIX}}")
-    assert again.returncode == 0, again.stderr[-1500:]
-    neighbour = target.parent / "keep.txt"
-    neighbour.write_text("not ours\\n")
-    done = make(copy, "uninstall", f"DESTDIR={{stage}}", f"PREFIX=/{{STAGED_PREFIX}}")
-    assert done.returncode == 0, done.stderr[-1500:]
-    assert not target.exists() and neighbour.read_text() == "not ours\\n" and target.parent.is_dir()
-
-
-def test_{ctx.tag}_default_prefix_is_usr_local(tmp_path):
-    copy = source_copy(MAKEDIR, tmp_path / "checkout")
-    done = make(copy, "install", f"DESTDIR={{tmp_path / 'root'}}")
-    assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
-    assert (tmp_path / "root" / "usr" / "local" / "bin" / PROGRAM).is_file()
-"""
+        tests = render(
+            install_targets,
+            TESTS,
+            tag=ctx.tag,
+            MAKEDIR=makedir,
+            MAKEFILE=makefile.name,
+            PROGRAM=program,
+            PREFIX=prefix,
+            STAGED_PREFIX=staged_prefix,
+        )
         instruction = (
             f"Next, give `{makefile.path}` an `install` and an `uninstall` target for `{program}`, the way "
             f"packagers expect. `make install` builds `{program}` first when it is missing or out of date, then "
