@@ -4,38 +4,7 @@ the last lines of a stream (see defect_modules.py for what a module holds)."""
 from __future__ import annotations
 
 from rst_synth.proposers.procedural.operators.compiled.defect_modules import Module, shipped_c
-
-ESCAPES_C = """
-/* Queries and answers escape LF, CR and backslash as \\\\n, \\\\r and \\\\\\\\ to keep one per line. */
-static size_t unescape(const char *in, char *out)
-{
-    size_t k = 0;
-    for (size_t i = 0; in[i] != '\\0'; i++) {
-        if (in[i] == '\\\\' && in[i + 1] != '\\0') {
-            i++;
-            out[k++] = in[i] == 'n' ? '\\n' : in[i] == 'r' ? '\\r' : in[i];
-        } else {
-            out[k++] = in[i];
-        }
-    }
-    out[k] = '\\0';
-    return k;
-}
-
-static void put_escaped(const char *s)
-{
-    for (; *s != '\\0'; s++) {
-        if (*s == '\\n')
-            fputs("\\\\n", stdout);
-        else if (*s == '\\r')
-            fputs("\\\\r", stdout);
-        else if (*s == '\\\\')
-            fputs("\\\\\\\\", stdout);
-        else
-            putchar(*s);
-    }
-}
-"""
+from rst_synth.proposers.procedural.operators.compiled.shipped import csvfield, tail, utf8
 
 CSV_FIELD = Module(
     name="csvfield",
@@ -54,30 +23,7 @@ CSV_FIELD = Module(
         "trailing_space": ("(s[0] == ' ' || s[n - 1] == ' ')", "(s[0] == ' ')"),
     },
     driver=shipped_c("csvfield_cli.c"),
-    reference="""
-def unescape(text):
-    return re.sub(r"\\\\(.)", lambda m: {"n": "\\n", "r": "\\r"}.get(m.group(1), m.group(1)), text)
-
-
-def escape(text):
-    return text.replace("\\\\", "\\\\\\\\").replace("\\n", "\\\\n").replace("\\r", "\\\\r")
-
-
-def reference(line):
-    field = unescape(line)
-    if field.startswith(" ") or field.endswith(" ") or any(c in field for c in ',"\\r\\n'):
-        field = '"' + field.replace('"', '""') + '"'
-    return escape(field)
-""",
-    generator="""
-def queries(rng):
-    out = ["plain", "", "a,b", 'say "hi"', '"', '""', " lead", "trail ", " ", "two\\\\nlines", "cr\\\\rhere",
-           "back\\\\\\\\slash", "Zürich", "x" * 40 + ",", '"' * 9]
-    pool = ["a", "b", " ", ",", '"', "\\\\n", "\\\\r", "\\\\\\\\", "é", "東", "z", "0"]
-    for _ in range(150):
-        out.append("".join(rng.choice(pool) for _ in range(rng.randint(0, 24))))
-    return out
-""",
+    python=csvfield,
     queries_text=(
         "the field, with LF, CR and backslash written as `\\n`, `\\r` and `\\\\` (a backslash before any other "
         "character stands for that character)"
@@ -102,22 +48,7 @@ UTF8 = Module(
         "above_max": ("cp > 0x10FFFF", "cp > 0x1FFFFF"),
     },
     driver=shipped_c("utf8_cli.c"),
-    reference="""
-def reference(line):
-    try:
-        return str(len(bytes.fromhex(line).decode("utf-8")))
-    except UnicodeDecodeError:
-        return "-1"
-""",
-    generator="""
-def queries(rng):
-    out = ["", "41", "c380", "c080", "e282ac", "e080af", "eda080", "f4908080", "f48fbfbf", "f0908d88", "e282",
-           "f09f98", "ff", "80", "c3", "41c3", "efbbbf41", "f7bfbfbf"]
-    pieces = ["41", "7a", "c3a9", "e69db1", "f09f9880", "80", "c0af", "eda0bd", "f4908080", "e2", "f0", "c3"]
-    for _ in range(150):
-        out.append("".join(rng.choice(pieces[:5] if rng.random() < 0.5 else pieces) for _ in range(rng.randint(0, 9))))
-    return out
-""",
+    python=utf8,
     queries_text="the bytes in hexadecimal, two digits each",
     answers_text="the length, or `-1`",
 )
@@ -142,22 +73,7 @@ TAIL = Module(
         "frees_one_less": ("for (size_t k = 0; k < t->count; k++)", "for (size_t k = 1; k < t->count; k++)"),
     },
     driver=shipped_c("tail_cli.c"),
-    reference="""
-def reference(line):
-    words = line.split("|")
-    held = words[1:][-int(words[0]):]
-    return "|".join([str(len(held)), *held])
-""",
-    generator="""
-def queries(rng):
-    out = ["1|a", "1|a|b|c", "3|x|y", "3|a|b|c|d|e", "2|", "4|one|two|three|four"]
-    for _ in range(120):
-        cap = rng.randint(1, 8)
-        lines = [rng.choice(["", "GET /", "error", "Zürich", "a b", "x" * rng.randint(1, 30)]) + str(i)
-                 for i in range(rng.randint(0, 20))]
-        out.append("|".join([str(cap), *lines]))
-    return out
-""",
+    python=tail,
     queries_text="`CAP|LINE|LINE|...`: the capacity, then the lines pushed in order (no line holds `|`)",
     answers_text="`COUNT|LINE|...`: `tail_count`, then the lines held, oldest first",
 )

@@ -13,54 +13,18 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.compiled.defect_modules import NUMERIC_MODULES, Module
 from rst_synth.proposers.procedural.operators.compiled.defect_modules_text import TEXT_MODULES
-from rst_synth.proposers.procedural.operators.compiled.project import CompiledOperator, assignments, c_project
+from rst_synth.proposers.procedural.operators.compiled.project import CompiledOperator, c_project
+from rst_synth.proposers.procedural.operators.compiled.shipped import defect_checks
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, plant, planted_dir, work_root
+from rst_synth.proposers.procedural.shipping import render
 
 MODULES: tuple[Module, ...] = (*NUMERIC_MODULES, *TEXT_MODULES)
-SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g", "-O1"]
-
-DEFECT_TESTS = """
-
-def checked_build(tmp_path):
-    (tmp_path / "driver.c").write_text(DRIVER)
-    program = tmp_path / "checked"
-    done = subprocess.run(
-        ["gcc", "-std=c11", *SANITIZE, "-I", FOLDER, f"{FOLDER}/{MODULE}.c", str(tmp_path / "driver.c"),
-         "-o", str(program), "-lm"],
-        capture_output=True, text=True,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return program
-
-
-def test___TAG___module_keeps_its_contract_under_the_sanitizers(tmp_path):
-    program = checked_build(tmp_path)
-    for seed in SEEDS:
-        lines = queries(random.Random(seed))
-        done = subprocess.run([str(program)], input=("\\n".join(lines) + "\\n").encode(), capture_output=True,
-                              timeout=300, env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1"))
-        assert done.returncode == 0, done.stderr.decode(errors="replace")[-2500:]
-        answers = done.stdout.decode(errors="replace").split("\\n")
-        for line, got in zip(lines, answers):
-            assert got == reference(line), (line, got, reference(line))
-        assert len(answers) == len(lines) + 1
-
-
-def test___TAG___driver_is_the_build_of_the_fixed_sources(tmp_path):
-    assert subprocess.run(["make", "-q", "-C", FOLDER, CLI]).returncode == 0, "the driver is not up to date"
-    for name in (f"{MODULE}.c", f"{MODULE}.h", f"{MODULE}_cli.c", "Makefile"):
-        shutil.copy2(f"{FOLDER}/{name}", tmp_path / name)
-    built = subprocess.run(["make", "-C", str(tmp_path), CLI], capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr[-1500:]
-    assert (tmp_path / CLI).read_bytes() == pathlib.Path(FOLDER, CLI).read_bytes()
-
-
-def test___TAG___answers_to_the_queries():
-    lines = pathlib.Path(QUERIES).read_text(encoding="utf-8").split("\\n")[:-1]
-    answers = pathlib.Path(ANSWERS).read_text(encoding="utf-8").split("\\n")
-    assert answers[-1] == "" and answers[:-1] == [reference(line) for line in lines]
-"""
-"""The step's checks; `__TAG__` is the step's tag, the constants and the module's Python come before them."""
+SANITIZE = defect_checks.SANITIZE
+TESTS = (
+    "test_module_keeps_its_contract_under_the_sanitizers",
+    "test_driver_is_the_build_of_the_fixed_sources",
+    "test_answers_to_the_queries",
+)
 
 
 def _used(paths: set[str]) -> set[str]:
@@ -80,12 +44,8 @@ CFLAGS = -std=c11 -O2 -Wall -Wextra
 
 
 def queries_of(module: Module, seed: int) -> list[str]:
-    """The module's generated queries for `seed`, as the tests generate them."""
-    scope: dict[str, object] = {"re": re}
-    exec(module.generator, scope)  # the generator's source is also what the tests run
-    make = scope["queries"]
-    assert callable(make)
-    lines = make(random.Random(seed))
+    """The module's generated queries for `seed`, as the tests generate them (its shipped `queries`)."""
+    lines = module.python.queries(random.Random(seed))
     assert isinstance(lines, list)
     return [str(line) for line in lines]
 
@@ -128,17 +88,19 @@ C
 make -C {q(folder)}
 mkdir -p {q(answers.rsplit("/", 1)[0])}
 {q(f"{folder}/{cli}")} < {q(f"{folder}/queries.txt")} > {q(answers)}"""
-        constants = {
-            "FOLDER": folder,
-            "MODULE": name,
-            "CLI": cli,
-            "QUERIES": f"{folder}/queries.txt",
-            "ANSWERS": answers,
-            "SEEDS": [seed + 1, seed + 2, seed + 3],
-            "SANITIZE": SANITIZE,
-            "DRIVER": module.driver,
-        }
-        tests = assignments(constants) + module.reference + module.generator + DEFECT_TESTS.replace("__TAG__", ctx.tag)
+        checks = render(
+            defect_checks,
+            TESTS,
+            tag=ctx.tag,
+            FOLDER=folder,
+            MODULE=name,
+            CLI=cli,
+            QUERIES=f"{folder}/queries.txt",
+            ANSWERS=answers,
+            SEEDS=[seed + 1, seed + 2, seed + 3],
+            DRIVER=module.driver,
+        )
+        tests = render(module.python, ["reference", "queries"]) + "\n\n" + checks
         instruction = (
             f"Next, a colleague has started `{name}`, a small C module for the `{project.name}` code base, in "
             f"`{folder}`: `{folder}/{name}.h` declares it, `{source}` implements it, `{folder}/{name}_cli.c` is its "
