@@ -15,83 +15,16 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.compiled.project import (
-    COPY_PY,
-    SAME_RUNS_PY,
     CompiledOperator,
     CProject,
-    assignments,
     behaviour_text,
     c_project,
     folder_for,
     system_libraries,
 )
-from rst_synth.proposers.procedural.operators.compiled.shared_library import RUNPATH, program_details
-
-ABI_TESTS = r"""
-
-def readelf(*args):
-    return subprocess.run(["readelf", *map(str, args)], capture_output=True, text=True, check=True).stdout
-
-
-def public_api(tmp_path):
-    # Functions the library's sources define with external linkage that a header of the project declares.
-    flags = ([STD] if STD else []) + [f"-I{d}" for d in [SRCDIR, *INCLUDE_DIRS]]
-    defined = set()
-    for source in LIB_SOURCES:
-        obj = tmp_path / (pathlib.Path(source).name + ".o")
-        done = subprocess.run([COMPILER, "-c", "-fPIC", *flags, source, "-o", str(obj)], capture_output=True,
-                              text=True)
-        assert done.returncode == 0, done.stderr[-1500:]
-        for line in readelf("--syms", "-W", obj).splitlines():
-            cols = line.split()
-            if len(cols) >= 8 and cols[3] == "FUNC" and cols[4] == "GLOBAL" and cols[6] != "UND":
-                defined.add(cols[7])
-    headers = list(HEADERS) + [p for d in INCLUDE_DIRS for p in pathlib.Path(d).rglob("*") if p.is_file()]
-    declared = "\n".join(pathlib.Path(h).read_text(errors="replace") for h in headers)
-    return {name for name in defined if re.search(rf"\b{re.escape(name)}\s*\(", declared)}
-
-
-def exports(path):
-    found = {}
-    for line in readelf("--dyn-syms", "-W", path).splitlines():
-        cols = line.split()
-        if len(cols) >= 8 and cols[0].endswith(":") and cols[4] in ("GLOBAL", "WEAK") and cols[6] != "UND":
-            name, _, version = cols[7].partition("@")
-            found[name] = version.lstrip("@")
-    return found
-
-
-def test___TAG___library_exports_its_api_under_one_version(tmp_path):
-    folder = pathlib.Path(FOLDER)
-    assert subprocess.run(["make", "-q", "-C", FOLDER]).returncode == 0, "the build is not complete and up to date"
-    library = folder / "lib" / REAL
-    api = public_api(tmp_path)
-    assert api, "the headers declare no function the library defines"
-    assert exports(library) == {**{name: NODE for name in api}, NODE: ""}
-    assert f"[{SONAME}]" in readelf("-dW", library)
-    assert os.readlink(folder / "lib" / SONAME) == REAL and os.readlink(folder / "lib" / f"lib{LIB}.so") == SONAME
-    definitions = re.findall(r"Name: (\S+)", readelf("-V", library).split("Version needs")[0])
-    assert NODE in definitions, definitions
-
-
-def test___TAG___program_needs_the_versioned_library(tmp_path):
-    program = pathlib.Path(FOLDER) / "bin" / PROGRAM_NAME
-    dynamic = readelf("-dW", program)
-    assert f"Shared library: [{SONAME}]" in dynamic and f"Library runpath: [{RUNPATH}]" in dynamic
-    needs = readelf("-V", program).split("Version needs", 1)[-1]
-    assert re.search(rf"File: {re.escape(SONAME)}\s+Cnt: \d+\s+\S+\s+Name: {NODE}\b", needs), needs
-    assert assert_same_runs(PROGRAM, program, tmp_path) >= 1
-
-
-def test___TAG___fresh_copy_builds_the_same_files(tmp_path):
-    folders = [(SRCDIR, ()), (FOLDER, BUILD_FILES), *[(d, ()) for d in INCLUDE_DIRS]]
-    folder = fresh_copy(tmp_path / "checkout", folders) / pathlib.Path(FOLDER).relative_to(TOP)
-    built = subprocess.run(["make", "-C", str(folder)], capture_output=True, text=True)
-    assert built.returncode == 0, built.stdout[-1500:] + built.stderr[-1500:]
-    for part in ("lib", "bin"):
-        assert tree(folder / part) == tree(pathlib.Path(FOLDER) / part), part
-"""
-"""The step's checks; `__TAG__` is the step's tag, the constants come before them."""
+from rst_synth.proposers.procedural.operators.compiled.shared_library import RUNPATH, once, program_details
+from rst_synth.proposers.procedural.operators.compiled.shipped import library_abi as shipped
+from rst_synth.proposers.procedural.shipping import render
 
 
 def _project_of(library: Artifact, discovery: Discovery) -> CProject | None:
@@ -173,7 +106,7 @@ readelf --dyn-syms -W {q(folder)}/lib/{real} | grep '@@'"""
             "RUN_ENV": {},
             "BUILD_FILES": ["Makefile", f"lib{lib}.map"],
         }
-        tests = assignments(constants) + COPY_PY + SAME_RUNS_PY + ABI_TESTS.replace("__TAG__", ctx.tag)
+        tests = once(render(shipped, shipped.TESTS, tag=ctx.tag, **constants))
         shared = {"format": "shared", "soname": soname}
         system = [n for n in project.needed if n != old]
         return Step(
