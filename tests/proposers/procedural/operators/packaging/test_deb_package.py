@@ -56,7 +56,8 @@ def test_build_is_deterministic_and_states_every_path() -> None:
     for rule in ("Installed-Size", "ceil(size / 1024)", "md5sums", "dpkg -S", "(>= VERSION)", "dpkg --verify"):
         assert rule in step.instruction, rule
     assert leaked_solution_line(step.instruction, step.solution) is None
-    assert "ldd /app/libtally/bin/tally" in step.solution and "libtally.so.2" in step.solution
+    assert "program=/app/libtally/bin/tally" in step.solution and 'ldd "$program"' in step.solution
+    assert "shipped=libtally.so.2" in step.solution
 
 
 def test_a_program_made_earlier_in_the_same_child_ships_its_library() -> None:

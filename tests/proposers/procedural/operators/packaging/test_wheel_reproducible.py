@@ -5,23 +5,19 @@ accepted against a parent that builds a wheel."""
 from __future__ import annotations
 
 import base64
-import csv
 import hashlib
 import io
-import os
 import random
 import re
-import time
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.packaging import wheel_reproducible
+from rst_synth.proposers.procedural.operators.packaging.shipped import wheel_reproducible as shipped
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
 from tests.support.tasks import BASE_DOCKERFILE
@@ -55,12 +51,6 @@ def wheel_bytes() -> bytes:
     return buffer.getvalue()
 
 
-def reference() -> dict[str, Any]:
-    space: dict[str, Any] = {m.__name__: m for m in (base64, csv, hashlib, io, os, re, time, zipfile)}
-    exec(wheel_reproducible.NORMALIZE_PY, space)
-    return space
-
-
 def test_it_applies_to_a_project_with_a_wheel() -> None:
     assert OP.can_use(pyproject(), discovery())
     other = pyproject(PYPROJECT.replace("text-stats", "other"))
@@ -72,7 +62,7 @@ def test_it_applies_to_a_project_with_a_wheel() -> None:
 def test_normalised_entries(tmp_path: Path) -> None:
     src = tmp_path / "in.whl"
     src.write_bytes(wheel_bytes())
-    entries = reference()["normalized"](src)
+    entries = shipped.normalized(src)
     assert [n for n, _, _ in entries] == [
         "textstats.py",
         "text_stats-0.3.0.dist-info/METADATA",

@@ -14,9 +14,7 @@ from rst_synth.proposers.procedural.operator import Step, StepContext, q, regist
 from rst_synth.proposers.procedural.operators.compiled.project import (
     NAME,
     PLANTED,
-    SAME_RUNS_PY,
     CompiledOperator,
-    assignments,
     behaviour_text,
     c_project,
     data_inputs,
@@ -24,102 +22,10 @@ from rst_synth.proposers.procedural.operators.compiled.project import (
     private_libraries,
 )
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, work_root
+from rst_synth.proposers.procedural.operators.packaging.shipped import deb_package
+from rst_synth.proposers.procedural.shipping import render, shipped_text
 
 MAINTAINERS = ("Ada Byron <ada@example.org>", "Grace Hopper <grace@example.net>", "Ken Iverson <ken@example.com>")
-
-PACKAGE_TESTS = r"""
-
-def package_path():
-    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=True).stdout
-    return pathlib.Path(DIST) / f"{PACKAGE}_{VERSION}_{arch.strip()}.deb"
-
-
-def owner(path):
-    # The package owning a file, trying the /usr alias of a /lib path (merged /usr).
-    for candidate in (path, "/usr" + path if not path.startswith("/usr/") else path[4:]):
-        done = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
-        lines = [line for line in done.stdout.splitlines() if not line.startswith("diversion")]
-        if done.returncode == 0 and lines:
-            return lines[0].split(":")[0].split(",")[0].strip()
-    raise AssertionError(f"no package owns {path}")
-
-
-def expected_depends():
-    out = subprocess.run(["ldd", PROGRAM], capture_output=True, text=True, check=True).stdout
-    shipped = {pathlib.Path(p).name for p in PRIVATE} | set(SONAMES)
-    names = set()
-    for line in out.splitlines():
-        m = re.match(r"\s*(\S+) => (/\S+)", line)
-        if m and m.group(1) not in shipped:
-            names.add(owner(m.group(2)))
-    versions = {
-        n: subprocess.run(["dpkg-query", "-W", "-f=${Version}", n], capture_output=True, text=True, check=True).stdout
-        for n in names
-    }
-    return ", ".join(f"{n} (>= {versions[n]})" for n in sorted(names))
-
-
-def field(deb, name):
-    return subprocess.run(["dpkg-deb", "-f", str(deb), name], capture_output=True, text=True, check=True).stdout.strip()
-
-
-def unpacked(deb, where):
-    subprocess.run(["dpkg-deb", "-x", str(deb), str(where)], check=True, capture_output=True)
-    subprocess.run(["dpkg-deb", "-e", str(deb), str(where / "DEBIAN")], check=True, capture_output=True)
-    return where
-
-
-def test___TAG___package_control_fields(tmp_path):
-    deb = package_path()
-    root = unpacked(deb, tmp_path / "root")
-    files = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and "DEBIAN" not in p.parts]
-    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=True).stdout.strip()
-    assert field(deb, "Package") == PACKAGE and field(deb, "Version") == VERSION and field(deb, "Architecture") == arch
-    assert field(deb, "Maintainer") == MAINTAINER and field(deb, "Section") == "utils"
-    assert field(deb, "Priority") == "optional" and field(deb, "Description").split("\n")[0] == SYNOPSIS
-    assert field(deb, "Installed-Size") == str(sum(-(-p.stat().st_size // 1024) for p in files))
-    assert field(deb, "Depends") == expected_depends()
-    md5sums = (root / "DEBIAN" / "md5sums").read_text().splitlines()
-    want = sorted(f"{hashlib.md5(p.read_bytes()).hexdigest()}  {p.relative_to(root)}" for p in files)
-    assert md5sums == sorted(want, key=lambda line: line.split("  ", 1)[1])
-
-
-def test___TAG___package_contents(tmp_path):
-    deb = package_path()
-    listing = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True, check=True).stdout
-    entries = {}
-    for line in listing.splitlines():
-        mode, owners, *_, name = line.split(None, 5)[:2] + line.split(None, 5)[5:]
-        name = name.split(" -> ")[0].removeprefix("./").rstrip("/")
-        entries[name] = (mode, owners)
-    assert all(owners == "root/root" for _, owners in entries.values()), entries
-    files = {n: m for n, (m, _) in entries.items() if not m.startswith("d")}
-    want = {f"usr/bin/{PROGRAM_NAME}": "-rwxr-xr-x"}
-    want.update({f"usr/lib/{pathlib.Path(p).name}": "-rw-r--r--" for p in PRIVATE})
-    assert {n: m for n, m in files.items() if not m.startswith("l")} == want
-    assert {n for n, m in files.items() if m.startswith("l")} == {f"usr/lib/{s}" for s in SONAMES}
-    root = unpacked(deb, tmp_path / "root")
-    assert (root / "usr" / "bin" / PROGRAM_NAME).read_bytes() == pathlib.Path(PROGRAM).read_bytes()
-    for path, soname in zip(PRIVATE, SONAMES):
-        assert (root / "usr" / "lib" / pathlib.Path(path).name).read_bytes() == pathlib.Path(path).read_bytes()
-        assert os.readlink(root / "usr" / "lib" / soname) == pathlib.Path(path).name
-
-
-def test___TAG___installed_package_runs_and_removes_cleanly(tmp_path):
-    deb = package_path()
-    installed = subprocess.run(["dpkg", "-i", str(deb)], capture_output=True, text=True)
-    try:
-        assert installed.returncode == 0, installed.stdout[-1500:] + installed.stderr[-1500:]
-        status = subprocess.run(["dpkg-query", "-W", "-f=${Status}", PACKAGE], capture_output=True, text=True)
-        assert status.stdout == "install ok installed"
-        verify = subprocess.run(["dpkg", "--verify", PACKAGE], capture_output=True, text=True)
-        assert verify.returncode == 0 and verify.stdout == "", verify.stdout
-        assert assert_same_runs(PROGRAM, f"/usr/bin/{PROGRAM_NAME}", tmp_path) >= 1
-    finally:
-        removed = subprocess.run(["dpkg", "--purge", PACKAGE], capture_output=True, text=True)
-    assert removed.returncode == 0 and not pathlib.Path(f"/usr/bin/{PROGRAM_NAME}").exists()
-"""
-"""The step's checks; `__TAG__` is the step's tag, the constants come before them."""
 
 
 def _private(artifact: Artifact, discovery: Discovery) -> list[Artifact] | None:
@@ -175,20 +81,27 @@ class DebianPackage(CompiledOperator):
         maintainer = ctx.rng.choice(MAINTAINERS)
         synopsis = f"{artifact.name} command-line tool"
         sonames = [str(a.details["soname"]) for a in private]
-        constants = {
-            "DIST": dist,
-            "PACKAGE": package,
-            "VERSION": version,
-            "MAINTAINER": maintainer,
-            "SYNOPSIS": synopsis,
-            "PROGRAM": artifact.path,
-            "PROGRAM_NAME": artifact.name,
-            "PRIVATE": [a.path for a in private],
-            "SONAMES": sonames,
-            "INPUTS": inputs,
-            "RUN_ENV": {},
-        }
-        tests = assignments(constants) + SAME_RUNS_PY + PACKAGE_TESTS.replace("__TAG__", ctx.tag)
+        tests = render(
+            deb_package,
+            [
+                "test_package_control_fields",
+                "test_package_contents",
+                "test_installed_package_runs_and_removes_cleanly",
+            ],
+            tag=ctx.tag,
+            DIST=dist,
+            PACKAGE=package,
+            VERSION=version,
+            MAINTAINER=maintainer,
+            SYNOPSIS=synopsis,
+            PROGRAM=artifact.path,
+            INSTALLED=f"/usr/bin/{artifact.name}",
+            PRIVATE=[a.path for a in private],
+            SONAMES=sonames,
+            INPUTS=inputs,
+            PROGRAM_NAME=artifact.name,
+            RUN_ENV={},
+        )
         instruction = _instruction(artifact, private, sonames, package, version, maintainer, synopsis, dist)
         control = CONTROL.format(package=package, version=version, synopsis=synopsis)
         deb = f"{q(dist)}/{package}_{version}_$(dpkg --print-architecture).deb"
@@ -212,23 +125,6 @@ Description: {synopsis}
  Built by the workflow from its sources.
 """
 
-DEPENDS_SH = """# ldd is a bash script: the caller's exported shell options (set -u) must not reach it
-depends=$(env -u SHELLOPTS ldd PROGRAM \\
-  | awk '$2 == "=>" && $3 ~ /^\\// {print $1, $3}' \\
-  | while read -r name path; do
-      case " SHIPPED " in *" $name "*) continue ;; esac
-      pkg=$(dpkg -S "$path" 2>/dev/null | grep -v '^diversion' | head -n 1 | cut -d: -f1 | cut -d, -f1) || true
-      if [ -z "$pkg" ]; then
-        case "$path" in /usr/*) alias=${path#/usr} ;; *) alias=/usr$path ;; esac
-        pkg=$(dpkg -S "$alias" | grep -v '^diversion' | head -n 1 | cut -d: -f1 | cut -d, -f1)
-      fi
-      echo "$pkg"
-    done | sort -u | while read -r pkg; do
-      echo "$pkg (>= $(dpkg-query -W -f='${Version}' "$pkg"))"
-    done | paste -sd, - | sed 's/,/, /g')
-"""
-"""Bash: the Depends value of PROGRAM (ldd, dpkg -S with the merged-/usr alias, installed versions)."""
-
 
 def _solution(
     artifact: Artifact, private: list[Artifact], sonames: list[str], control: str, maintainer: str, dist: str, deb: str
@@ -243,7 +139,9 @@ def _solution(
     for library, soname in zip(private, sonames, strict=True):
         lines.append(f'install -m 0644 {q(library.path)} "$stage/usr/lib/{library.name}"')
         lines.append(f'ln -s {q(library.name)} "$stage/usr/lib/{soname}"')
-    depends = DEPENDS_SH.replace("PROGRAM", q(artifact.path)).replace("SHIPPED", " ".join(sonames))
+    lines.append(f"program={q(artifact.path)}")
+    lines.append(f"shipped={q(' '.join(sonames))}")
+    depends = shipped_text(f"{__package__}.shipped", "deb_package_depends.sh")
     return (
         "\n".join(lines)
         + f"""
