@@ -1,0 +1,1 @@
+"""Code the packaging operators ship into tasks."""
