@@ -4,22 +4,16 @@ existence check), and a child accepted against a parent that installs a package.
 
 from __future__ import annotations
 
-import base64
-import csv
-import hashlib
-import io
-import os
 import random
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.packaging import install_audit
+from rst_synth.proposers.procedural.operators.packaging.shipped import install_audit as shipped
 from tests.proposers.local_step import LocalStep
 from tests.proposers.procedural.operators.packaging.test_plugin_distribution import PARENT_INSTALL
 from tests.proposers.procedural.operators.packaging.test_wheel_reproducible import PIP_DOCKERFILE
@@ -38,12 +32,6 @@ def build(seed: int = 2) -> Step:
     return OP.step(artifact(), StepContext(discovery=found, rng=random.Random(seed), tag="r6s1"))
 
 
-def reference() -> dict[str, Any]:
-    space: dict[str, Any] = {m.__name__: m for m in (base64, csv, hashlib, io, os)}
-    exec(install_audit.VERIFY_PY + install_audit.FRESH_PY, space)
-    return space
-
-
 def test_it_applies_to_an_installed_record_only() -> None:
     found = Discovery(workdir="/app", artifacts=[artifact()], tools=["python3"])
     assert OP.can_use(artifact(), found) and OP.once and OP.final
@@ -51,12 +39,11 @@ def test_it_applies_to_an_installed_record_only() -> None:
 
 
 def test_verification_of_a_faked_install(tmp_path: Path) -> None:
-    ref = reference()
-    info = ref["fake_install"](tmp_path, random.Random(0))
-    problems = ref["verify"](info)
+    info = shipped.fake_install(tmp_path, random.Random(0))
+    problems = shipped.verify(info)
     assert problems and all(re.fullmatch(r"(missing|modified) \S.*", p) for p in problems), problems
-    clean = ref["fake_install"](tmp_path / "clean", random.Random(5))
-    assert isinstance(ref["verify"](clean), list)
+    clean = shipped.fake_install(tmp_path / "clean", random.Random(5))
+    assert isinstance(shipped.verify(clean), list)
 
 
 def test_build_is_deterministic_and_names_every_path() -> None:
@@ -73,9 +60,8 @@ def test_build_is_deterministic_and_names_every_path() -> None:
 
 
 def test_generated_tests_pass_on_the_tool_and_fail_when_missing_files_pass(tmp_path: Path) -> None:
-    ref = reference()
     local = LocalStep(build(), tmp_path, folders=("/app", "/usr/local"))
-    fake = ref["fake_install"](tmp_path / "fake", random.Random(1))
+    fake = shipped.fake_install(tmp_path / "fake", random.Random(1))
     info = local.path("/usr/local/lib/python3.11/dist-packages/textstats-0.3.0.dist-info")
     info.parent.mkdir(parents=True)
     fake.rename(info)

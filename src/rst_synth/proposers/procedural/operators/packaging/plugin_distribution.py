@@ -13,80 +13,17 @@ from pathlib import PurePosixPath
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, inside_git, work_root
+from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, work_root
+from rst_synth.proposers.procedural.operators.packaging.shipped import plugin_distribution
 from rst_synth.proposers.procedural.operators.packaging.wheels import project_name, project_wheel
-
-MODULE_PY = r'''
-"""Plugins of {group}: `{script} list` and `{script} run NAME FILE`."""
-import hashlib
-import sys
-from importlib import metadata
-
-GROUP = "{group}"
+from rst_synth.proposers.procedural.shipping import render, used_modules
 
 
-def digest(text):
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def plugins():
-    found = [(ep.name, ep.value, dist.metadata["Name"], ep) for dist in metadata.distributions()
-             for ep in dist.entry_points if ep.group == GROUP]
-    return sorted(found, key=lambda item: (item[0], item[2]))
-
-
-def main(argv=None):
-    args = sys.argv[1:] if argv is None else argv
-    if args == ["list"]:
-        for name, value, dist, _ in plugins():
-            print(name, value, dist)
-        return 0
-    if len(args) != 3 or args[0] != "run":
-        print("usage: {script} list | {script} run NAME FILE", file=sys.stderr)
-        return 2
-    matches = [ep for name, _, _, ep in plugins() if name == args[1]]
-    if len(matches) != 1:
-        print(("ambiguous plugin: " if matches else "no plugin: ") + args[1], file=sys.stderr)
-        return 2
-    try:
-        with open(args[2], encoding="utf-8") as f:
-            text = f.read()
-        result = matches[0].load()(text)
-    except Exception as exc:
-        print("plugin failed: " + repr(exc), file=sys.stderr)
-        return 3
-    print(result)
-    return 0
-'''
-
-TESTS_PY = r"""
-def fake_dist(site, dist, module, entries, code):
-    info = site / f"{dist.replace('-', '_')}-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n", encoding="utf-8")
-    lines = "".join(f"{name} = {value}\n" for name, value in entries)
-    (info / "entry_points.txt").write_text(f"[{GROUP}]\n{lines}\n[console_scripts]\nx-{dist} = {module}:f\n",
-                                           encoding="utf-8")
-    (site / f"{module}.py").write_text(code, encoding="utf-8")
-
-
-def install(tmp_path):
-    target = tmp_path / "target"
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-compile", "-q", "--find-links",
-                           BASE_DIST, "--target", str(target), WHEEL], capture_output=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-1000:]
-    return target
-
-
-def run_with(target, site, *args):
-    env = dict(os.environ, PYTHONPATH=f"{target}:{site}")
-    return subprocess.run([str(target / "bin" / SCRIPT), *map(str, args)], capture_output=True, env=env, timeout=60)
-
-
-def members(path):
-    with zipfile.ZipFile(path) as wheel:
-        return {name: wheel.read(name) for name in wheel.namelist()}
-"""
+def module_source(group: str, script: str) -> str:
+    """The plugin distribution's module: its docstring, its imports, the plugin `digest` and the command's `main`."""
+    code = render(plugin_distribution, ["digest", "main"], GROUP=group, SCRIPT=script)
+    imports = "".join(f"import {m}\n" for m in used_modules(code))
+    return f'"""Plugins of {group}: `{script} list` and `{script} run NAME FILE`."""\n{imports}\n\n{code}'
 
 
 def _names(artifact: Artifact) -> tuple[str, str, str] | None:
@@ -145,7 +82,7 @@ class PythonPluginDistribution(Operator):
             f'[project.entry-points."{group}"]\ndigest = "{module}:digest"\n\n'
             f'[tool.setuptools]\npy-modules = ["{module}"]\n'
         )
-        source = MODULE_PY.format(group=group, script=script).strip() + "\n"
+        source = module_source(group, script)
         solution = f"""mkdir -p {q(src)} {q(dist_dir)}
 cat > {q(src + "/pyproject.toml")} <<'TOML'
 {pyproject}TOML
@@ -155,63 +92,20 @@ build="$(mktemp -d)"
 cp -r {q(src)} "$build/src"
 python3 -m pip wheel --no-index --no-build-isolation --no-deps -q -w {q(dist_dir)} "$build/src"
 rm -rf "$build\""""
-        tests = f"""
-WHEEL, DIST, MODULE, GROUP, BASE, VERSION = {out!r}, {dist!r}, {module!r}, {group!r}, {base!r}, {version!r}
-SCRIPT, SRC, BASE_DIST = {script!r}, {src!r}, {str(PurePosixPath(wheel).parent)!r}
-{TESTS_PY}{RUN_TOOL}
-
-def test_{ctx.tag}_wheel_metadata():
-    with zipfile.ZipFile(WHEEL) as wheel:
-        assert wheel.testzip() is None
-        info = MODULE.replace("-", "_") + "-0.1.0.dist-info/"
-        meta = wheel.read(info + "METADATA").decode("utf-8")
-        points = wheel.read(info + "entry_points.txt").decode("utf-8")
-        assert MODULE + ".py" in wheel.namelist()
-    assert re.search(r"^Name: " + re.escape(DIST) + "$", meta, re.M) and re.search(r"^Version: 0\\.1\\.0$", meta, re.M)
-    requires = [re.sub(r"[\\s()]", "", r) for r in re.findall(r"^Requires-Dist: (.*)$", meta, re.M)]
-    assert requires == [BASE + "==" + VERSION]  # older setuptools write `name (==1.0)`
-    assert re.search(r"^\\[" + re.escape(GROUP) + r"\\]\\ndigest = " + re.escape(MODULE) + ":digest$", points, re.M)
-    assert re.search(r"^" + re.escape(SCRIPT) + " = " + re.escape(MODULE) + ":main$", points, re.M)
-
-
-def test_{ctx.tag}_wheel_built_from_the_sources(tmp_path):
-    build = tmp_path / "src"
-    shutil.copytree(SRC, build)
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-index", "--no-build-isolation", "--no-deps",
-                           "-q", "-w", str(tmp_path / "out"), str(build)], capture_output=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-1000:]
-    assert members(tmp_path / "out" / pathlib.Path(WHEEL).name) == members(WHEEL)
-
-
-def test_{ctx.tag}_plugin_command(tmp_path):
-    target = install(tmp_path)
-    text = "Grüße, plugins!\\nzweite Zeile\\n"
-    sample = tmp_path / "sample.txt"
-    sample.write_text(text, encoding="utf-8")
-    site = tmp_path / "site"
-    fake_dist(site, "zeta-upper", "zeta_upper", [("upper", "zeta_upper:upper"), ("broken", "zeta_upper:nope")],
-              "def upper(text):\\n    return text.upper().strip()\\n")
-    fake_dist(site, "alpha-tools", "alpha_tools", [("count", "alpha_tools:count")],
-              "def count(text):\\n    return len(text.split())\\n")
-    done = run_with(target, site, "list")
-    assert done.returncode == 0, done.stderr[-500:]
-    assert done.stdout.decode().splitlines() == [
-        "broken zeta_upper:nope zeta-upper", "count alpha_tools:count alpha-tools",
-        "digest " + MODULE + ":digest " + DIST, "upper zeta_upper:upper zeta-upper"]
-    digest = run_with(target, site, "run", "digest", sample)
-    assert (digest.returncode, digest.stdout.decode()) == (0, hashlib.sha256(text.encode()).hexdigest() + "\\n")
-    assert run_with(target, site, "run", "upper", sample).stdout.decode() == text.upper().strip() + "\\n"
-    assert run_with(target, site, "run", "count", sample).stdout == b"4\\n"
-    for args, code in ((["run", "nope", sample], 2), (["run", "broken", sample], 3), (["run", "digest"], 2),
-                       (["run", "upper", tmp_path / "missing.txt"], 3)):
-        done = run_with(target, site, *args)
-        assert done.returncode == code and done.stdout == b"" and done.stderr.strip(), args
-    twin = tmp_path / "twin"
-    fake_dist(
-        twin, "beta-digest", "beta_digest", [("digest", "beta_digest:digest")], "def digest(t):\\n    return 1\\n")
-    done = run_with(target, twin, "run", "digest", sample)
-    assert done.returncode == 2 and done.stdout == b"" and b"ambiguous" in done.stderr
-"""
+        tests = render(
+            plugin_distribution,
+            ["test_wheel_metadata", "test_wheel_built_from_the_sources", "test_plugin_command"],
+            tag=ctx.tag,
+            WHEEL=out,
+            DIST=dist,
+            MODULE=module,
+            GROUP=group,
+            BASE=base,
+            VERSION=version,
+            SCRIPT=script,
+            SRC=src,
+            BASE_DIST=str(PurePosixPath(wheel).parent),
+        )
         instruction = " ".join(
             f"""Next, give the installed package `{base}` (version {version}, built from `{artifact.path}` into
             `{wheel}`) a plugin mechanism in a second distribution. Write a project for the distribution `{dist}`,
