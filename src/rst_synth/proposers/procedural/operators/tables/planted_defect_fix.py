@@ -9,7 +9,6 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
-    RUN_TOOL,
     contract_shape,
     csv_pairs,
     inside_git,
@@ -17,45 +16,8 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     plant,
     work_root,
 )
-
-REPORT_PY = """import csv
-import decimal
-import re
-import sys
-
-NUMBER = re.compile(r"-?\\d+(\\.\\d+)?")
-CENT = decimal.Decimal("0.01")
-
-
-def fmt(amount):
-    amount = amount.quantize(CENT, rounding=decimal.ROUND_HALF_UP)
-    return str(abs(amount) if amount == 0 else amount)
-
-
-def report(src, dst, group, value):
-    with open(src, encoding="utf-8", newline="") as f:
-        rows = [row for row in csv.reader(f) if row]
-    header, body = rows[0], rows[1:]
-    g, v = header.index(group), header.index(value)
-    counts, totals = {}, {}
-    for row in body:
-        if not NUMBER.fullmatch(row[v].strip()):
-            continue
-        key = row[g].strip()
-        counts[key] = counts.get(key, 0) + 1
-        totals[key] = totals.get(key, decimal.Decimal(0)) + decimal.Decimal(row[v].strip())
-    order = sorted(totals, key=lambda k: (-totals[k], k))
-    with open(dst, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\\n")
-        writer.writerow([group, "count", "total"])
-        for key in order:
-            writer.writerow([key, counts[key], fmt(totals[key])])
-
-
-if __name__ == "__main__":
-    report(sys.argv[1], sys.argv[2], GROUP, VALUE)
-"""
-"""The correct tool; GROUP and VALUE are bound when it is planted. Each defect below changes one line."""
+from rst_synth.proposers.procedural.operators.tables.shipped import planted_defect_fix
+from rst_synth.proposers.procedural.shipping import python_tool, render
 
 DEFECTS = {
     "off_by_one": ("header, body = rows[0], rows[1:]", "header, body = rows[0], rows[1:-1]"),
@@ -70,30 +32,22 @@ DEFECTS = {
     "missing_trim": ("key = row[g].strip()", "key = row[g]"),
     "bad_regex": ('NUMBER = re.compile(r"-?\\d+(\\.\\d+)?")', 'NUMBER = re.compile(r"\\d+\\.\\d+")'),
 }
-"""Defect name -> (the correct line, the planted line)."""
+"""Defect name -> (the correct line of the shipped tool, the planted line)."""
 
-FLOAT_FMT = """
 
-def fmt(amount):
-    if isinstance(amount, float):
-        return f"{round(amount, 2):.2f}"
-    amount = amount.quantize(CENT, rounding=decimal.ROUND_HALF_UP)
-    return str(abs(amount) if amount == 0 else amount)
-"""
-
-FRESH_INPUTS = """
-def fresh_inputs(seed):
-    rng = random.Random(seed)
-    pool = list(EDGE_VALUES) + ["north", " north ", "south"]
-    filler = next(n for n in ("note", "note_") if n not in (GROUP, VALUE))
-    header = [VALUE, filler, GROUP]
-    rows = [[f"{rng.randint(-9000, 9000) / 100:.2f}", f"n{i}", rng.choice(pool)] for i in range(40)]
-    rows += [["1.005", "half", "half-a"], ["2.675", "half", "half-b"], ["9", "int", "nine"], ["10", "int", "ten"]]
-    rows += [["n/a", "skip", "north"], ["", "skip", "south"], ["-7", "neg", "south"], ["12.5", "last", "tail"]]
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator=rng.choice(["\\n", "\\r\\n"])).writerows([header] + rows)
-    return buffer.getvalue()
-"""
+def report_tools(group: str, value: str, defect: str) -> tuple[str, str]:
+    """The text of the correct report tool for the columns `group` and `value`, and of the tool with `defect`
+    planted. Either runs as `python3 TOOL INPUT OUTPUT`, as it always did: no `#!` line."""
+    params = {"GROUP": group, "VALUE": value}
+    call = 'if __name__ == "__main__":\n    main(sys.argv)'
+    correct = python_tool(render(planted_defect_fix, ["main"], **params), call).removeprefix("#!/usr/bin/env python3\n")
+    good, bad = DEFECTS[defect]
+    planted = correct.replace(good, bad)
+    if defect == "float_sum":  # float totals need a formatter that takes floats, or the tool would crash
+        floats = render(planted_defect_fix, ["fmt_of_float_sum"]).replace("def fmt_of_float_sum(", "def fmt(")
+        planted = planted.replace(render(planted_defect_fix, ["fmt"]), floats)
+    assert planted != correct and "fmt_of_float_sum" not in planted, defect
+    return correct, planted
 
 
 @register
@@ -117,63 +71,25 @@ class PlantedDefectFix(Operator):
         shape, tool = contract_shape(artifact, ctx, "tools", "report.py")
         defect = ctx.rng.choice(sorted(DEFECTS))
         out = ctx.output_path(artifact, "report", "csv")
-        bound = f"GROUP, VALUE = {shape.group!r}, {shape.value!r}\n"
-        correct = REPORT_PY.replace('if __name__ == "__main__":', bound + '\nif __name__ == "__main__":')
-        good, bad = DEFECTS[defect]
-        planted = correct.replace(good, bad)
-        if defect == "float_sum":
-            planted = planted.replace(
-                "\n\ndef fmt(amount):\n    amount = amount.quantize(CENT, rounding=decimal.ROUND_HALF_UP)\n"
-                "    return str(abs(amount) if amount == 0 else amount)\n",
-                FLOAT_FMT,
-            )
-        assert planted != correct, defect
+        seed = ctx.rng.randrange(10**6)
+        correct, planted = report_tools(shape.group, shape.value, defect)
         # The fix is the whole correct file: any edit that restores the contract passes the tests.
         solution = f"""cat > {q(tool)} <<'PY'
 {correct.rstrip()}
 PY
 python3 {q(tool)} {q(artifact.path)} {q(out)}"""
-        tests = f"""
-TOOL, SRC, OUT, GROUP, VALUE = {tool!r}, {artifact.path!r}, {out!r}, {shape.group!r}, {shape.value!r}
-EDGE_VALUES = {EDGE_VALUES!r}
-{RUN_TOOL}{FRESH_INPUTS}
-NUMBER = re.compile(r"-?\\d+(\\.\\d+)?")
-
-
-def expected(text):
-    rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
-    g, v = rows[0].index(GROUP), rows[0].index(VALUE)
-    counts, totals = {{}}, {{}}
-    for row in rows[1:]:
-        if NUMBER.fullmatch(row[v].strip()):
-            key = row[g].strip()
-            counts[key] = counts.get(key, 0) + 1
-            totals[key] = totals.get(key, decimal.Decimal(0)) + decimal.Decimal(row[v].strip())
-    out = [[GROUP, "count", "total"]]
-    for key in sorted(totals, key=lambda k: (-totals[k], k)):
-        total = totals[key].quantize(decimal.Decimal("0.01"), rounding=decimal.ROUND_HALF_UP)
-        out.append([key, str(counts[key]), str(abs(total) if total == 0 else total)])
-    return out
-
-
-def parsed(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return [row for row in csv.reader(f) if row]
-
-
-def test_{ctx.tag}_report_of_the_artifact():
-    assert parsed(OUT) == expected(pathlib.Path(SRC).read_text(encoding="utf-8"))
-
-
-def test_{ctx.tag}_fixed_tool_on_fresh_inputs(tmp_path):
-    for seed in range(3):
-        text = fresh_inputs({ctx.rng.randrange(10**6)} + seed)
-        src, dst = tmp_path / f"in{{seed}}.csv", tmp_path / f"out{{seed}}.csv"
-        src.write_bytes(text.encode("utf-8"))
-        done = run_tool("python3", TOOL, src, dst)
-        assert done.returncode == 0, done.stderr[-500:]
-        assert parsed(dst) == expected(text), seed
-"""
+        tests = render(
+            planted_defect_fix,
+            ["test_report_of_the_artifact", "test_fixed_tool_on_fresh_inputs"],
+            tag=ctx.tag,
+            TOOL=tool,
+            SRC=artifact.path,
+            OUT=out,
+            SEED=seed,
+            GROUP=shape.group,
+            VALUE=shape.value,
+            EDGE_VALUES=EDGE_VALUES,
+        )
         instruction = (
             f"Next, the report tool `{tool}` gives wrong results for some inputs. Its contract: "
             f"`python3 {tool} INPUT OUTPUT` reads the UTF-8 comma-separated file INPUT (RFC 4180 quoting, LF or "

@@ -21,42 +21,8 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     planted_dir,
     stem_of,
 )
-
-RECONCILE_PY = """
-def norm(key):
-    return key.strip().casefold()
-
-
-def is_number(text):
-    return isinstance(text, str) and re.fullmatch(r"-?\\d+(\\.\\d+)?", text.strip()) is not None
-
-
-def reconcile(ours_text, partner, key, value, cutoff):
-    rows = [row for row in csv.reader(io.StringIO(ours_text, newline="")) if row]
-    k, v = rows[0].index(key), rows[0].index(value)
-    ours = {norm(row[k]): (row[k], row[v]) for row in rows[1:]}
-    best = {}
-    for record in partner:
-        if isinstance(record.get("key"), str) and is_number(record.get("value")):
-            n = norm(record["key"])
-            if n not in best or record["as_of"] >= best[n]["as_of"]:
-                best[n] = record
-    out = [[key, value, "source"]]
-    for n in sorted(set(ours) | set(best)):
-        if n in ours and n in best:
-            (name, mine), theirs = ours[n], best[n]["value"].strip()
-            if decimal.Decimal(mine) == decimal.Decimal(theirs):
-                out.append([name, mine, "both"])
-            elif best[n]["as_of"] >= cutoff:
-                out.append([name, theirs, "partner"])
-            else:
-                out.append([name, mine, "ours"])
-        elif n in ours:
-            out.append([ours[n][0], ours[n][1], "ours"])
-        else:
-            out.append([best[n]["key"].strip(), best[n]["value"].strip(), "partner"])
-    return out
-"""
+from rst_synth.proposers.procedural.operators.tables.shipped import quarantine_malformed, reconcile_sources
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 DATES = ("2024-11-30", "2025-01-15", "2025-02-28", "2025-03-01", "2025-04-10")
 
@@ -119,29 +85,9 @@ class CsvReconcileSources(Operator):
         partner = f"{planted_dir(ctx)}/{stem_of(artifact)}_partner.json"
         feed = json.dumps(_partner_feed(shape, ctx, cutoff), indent=1, ensure_ascii=False) + "\n"
         out = ctx.output_path(artifact, "reconciled", "csv")
-        args = f"{artifact.path!r}, {partner!r}, {group!r}, {value!r}, {cutoff!r}"
-        solution = f"""python3 - <<'PY'
-import csv, decimal, io, json, re
-{RECONCILE_PY}
-src, partner, key, value, cutoff = {args}
-with open(src, encoding="utf-8", newline="") as f:
-    ours = f.read()
-with open(partner, encoding="utf-8") as f:
-    table = reconcile(ours, json.load(f), key, value, cutoff)
-with open({out!r}, "w", encoding="utf-8", newline="") as f:
-    csv.writer(f, lineterminator="\\n").writerows(table)
-PY"""
-        tests = f"""
-SRC, PARTNER, KEY, VALUE, CUTOFF, OUT = {args}, {out!r}
-{RECONCILE_PY}
-
-def test_{ctx.tag}_reconciled_by_the_rules():
-    ours = pathlib.Path(SRC).read_text(encoding="utf-8")
-    want = reconcile(ours, json.loads(pathlib.Path(PARTNER).read_text(encoding="utf-8")), KEY, VALUE, CUTOFF)
-    with open(OUT, encoding="utf-8", newline="") as f:
-        got = [row for row in csv.reader(f) if row]
-    assert got == want
-"""
+        params = {"SRC": artifact.path, "PARTNER": partner, "KEY": group, "VALUE": value, "CUTOFF": cutoff, "OUT": out}
+        solution = python_script(render(reconcile_sources, ["main"], **params), "main()")
+        tests = render(reconcile_sources, ["test_reconciled_by_the_rules"], tag=ctx.tag, **params)
         instruction = (
             f"Next, a partner sent its own figures for the same `{group}` keys: `{partner}`, a JSON array of "
             "objects with `key` (text), `value` (a decimal number as a string, or something else) and `as_of` "
@@ -178,31 +124,6 @@ def test_{ctx.tag}_reconciled_by_the_rules():
             dockerfile=plant(partner, feed),
             produces=[produced],
         )
-
-
-QUARANTINE_PY = """
-def quarantine(base_text, feed_text, key, value):
-    base = [row for row in csv.reader(io.StringIO(base_text, newline="")) if row]
-    header, seen = base[0], {tuple(row) for row in base[1:]}
-    feed = [row for row in csv.reader(io.StringIO(feed_text, newline="")) if row]
-    k, v = header.index(key), header.index(value)
-    accepted, rejects = [header], [["record", "reason"]]
-    for number, row in enumerate(feed[1:], 1):
-        if len(row) != len(header):
-            reason = "wrong_field_count"
-        elif not row[k].strip():
-            reason = "missing_key"
-        elif not re.fullmatch(r"-?\\d+(\\.\\d+)?", row[v].strip()):
-            reason = "bad_number"
-        elif tuple(row) in seen:
-            reason = "duplicate"
-        else:
-            seen.add(tuple(row))
-            accepted.append(row)
-            continue
-        rejects.append([str(number), reason])
-    return accepted, rejects
-"""
 
 
 def _raw_feed(shape: CsvShape, ctx: StepContext) -> str:
@@ -247,39 +168,16 @@ class CsvQuarantineMalformed(Operator):
         feed = f"{planted_dir(ctx)}/{stem_of(artifact)}_raw.csv"
         accepted = ctx.output_path(artifact, "accepted", "csv")
         rejects = ctx.output_path(artifact, "rejects", "csv")
-        args = f"{artifact.path!r}, {feed!r}, {shape.group!r}, {shape.value!r}"
-        solution = f"""python3 - <<'PY'
-import csv, io, re
-{QUARANTINE_PY}
-src, feed, key, value = {args}
-with open(src, encoding="utf-8", newline="") as f, open(feed, encoding="utf-8", newline="") as g:
-    accepted, rejects = quarantine(f.read(), g.read(), key, value)
-for path, rows in (({accepted!r}, accepted), ({rejects!r}, rejects)):
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        csv.writer(f, lineterminator="\\n").writerows(rows)
-PY"""
-        tests = f"""
-SRC, FEED, KEY, VALUE, ACCEPTED, REJECTS = {args}, {accepted!r}, {rejects!r}
-{QUARANTINE_PY}
-
-def read(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return [row for row in csv.reader(f) if row]
-
-
-def expected():
-    return quarantine(pathlib.Path(SRC).read_text(encoding="utf-8"), pathlib.Path(FEED).read_text(encoding="utf-8"),
-                      KEY, VALUE)
-
-
-def test_{ctx.tag}_accepted_records():
-    assert read(ACCEPTED) == expected()[0]
-
-
-def test_{ctx.tag}_reject_report():
-    want = expected()[1]
-    assert len(want) > 1 and read(REJECTS) == want
-"""
+        params = {
+            "SRC": artifact.path,
+            "FEED": feed,
+            "KEY": shape.group,
+            "VALUE": shape.value,
+            "ACCEPTED": accepted,
+            "REJECTS": rejects,
+        }
+        solution = python_script(render(quarantine_malformed, ["main"], **params), "main()")
+        tests = render(quarantine_malformed, ["test_accepted_records", "test_reject_report"], tag=ctx.tag, **params)
         instruction = (
             f"Next, a raw feed in the format of `{artifact.path}` arrived as `{feed}` (UTF-8, RFC 4180 quoting with "
             "quoted fields that hold commas, CRLF line endings, a header row; blank lines are skipped and not "
