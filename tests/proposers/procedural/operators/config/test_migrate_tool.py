@@ -5,21 +5,19 @@ against its parent."""
 
 from __future__ import annotations
 
-import copy
-import decimal
-import json
 import random
 import re
 import tomllib
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
-from rst_synth.proposers.procedural.operators.config import documents as config_docs
 from rst_synth.proposers.procedural.operators.config import migrate_tool as config_migrate_ops
+from rst_synth.proposers.procedural.operators.config.shipped import migrate_tool as shipped
 from tests.proposers.local_step import LocalStep
 from tests.proposers.procedural.operators.config.test_layered_merge import APP, PARENT_SOLVE, artifact, discovery
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -31,19 +29,13 @@ def build(seed: int = 2) -> Step:
     return OP.step(artifact(), StepContext(discovery=discovery(), rng=random.Random(seed), tag="r2s1"))
 
 
-def migrate(rule: dict[str, Any]) -> dict[str, Any]:
-    space: dict[str, Any] = {"copy": copy, "decimal": decimal, "json": json, "re": re, "tomllib": tomllib}
-    space.update(
-        VERSION_KEY=rule["key"],
-        SOURCE=rule["source"],
-        TARGET=rule["target"],
-        MOVES=rule["moves"],
-        CONVERT=rule["convert"],
-        REMOVE=rule["remove"],
-        DEFAULTS=rule["defaults"],
-    )
-    exec(config_docs.DOC_PY + config_migrate_ops.MIGRATE_PY, space)
-    return space
+def migrate(rule: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The shipped migration with the rule's parameters set."""
+    for name, key in (("VERSION_KEY", "key"), ("SOURCE", "source"), ("TARGET", "target")):
+        monkeypatch.setattr(shipped, name, rule[key])
+    for name in ("MOVES", "CONVERT", "REMOVE", "DEFAULTS"):
+        monkeypatch.setattr(shipped, name, rule[name.lower()])
+    return shipped
 
 
 def test_it_applies_where_a_mapping_exists() -> None:
@@ -69,7 +61,7 @@ def test_mapping_of_the_configuration() -> None:
     assert (no_version["key"], no_version["source"], no_version["target"]) == ("schema_version", 1, 2)
 
 
-def test_migration_rules() -> None:
+def test_migration_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     rule = {
         "key": "config_version",
         "source": 2,
@@ -79,22 +71,22 @@ def test_migration_rules() -> None:
         "remove": ["http.debug"],
         "defaults": [("http.retries", 3)],
     }
-    ref = migrate(rule)
+    ref = migrate(rule, monkeypatch)
     doc = {
         "config_version": 2,
         "http": {"port": 80, "debug": True},
         "database": {"timeout": 2.0005},
         "logging": {"a": 1},
     }
-    assert ref["migrate"](doc) == {
+    assert ref.migrate(doc) == {
         "config_version": 3,
         "http": {"listen_port": 80, "retries": 3},
         "database": {"timeout_ms": 2001},  # 2000.5 exactly, halves away from zero
         "log": {"a": 1},
     }
-    assert ref["migrate"]({"config_version": 2, "database": {"timeout": -1.0005}})["database"] == {"timeout_ms": -1001}
+    assert ref.migrate({"config_version": 2, "database": {"timeout": -1.0005}})["database"] == {"timeout_ms": -1001}
     done = {"config_version": 3, "anything": {"x": 1}}
-    assert ref["migrate"](done) is done
+    assert ref.migrate(done) is done
     for bad in (
         {"config_version": 1},
         {"config_version": "2"},
@@ -102,8 +94,8 @@ def test_migration_rules() -> None:
         {"config_version": 2, "database": {"timeout": True}},
         {"config_version": 2, "http": {"listen_port": 1}},
     ):
-        with pytest.raises(ref["MigrationError"]):
-            ref["migrate"](bad)
+        with pytest.raises(ref.MigrationError):
+            ref.migrate(bad)
 
 
 def test_build_is_deterministic_and_names_every_path() -> None:

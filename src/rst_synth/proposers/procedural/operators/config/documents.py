@@ -1,7 +1,7 @@
 """Configuration documents as data, for the configuration operators: which TOML or JSON files are an
 application's configuration (tables of keys without dots; in TOML plain keys and scalar or array values, in
-JSON any values), their leaves, fresh values of a leaf's type, and the reader and TOML writer that a step's
-tool and its tests share as source text."""
+JSON any values), their leaves and fresh values of a leaf's type. The reader and TOML writer that a step's
+tool and its tests share are shipped source: `config/shipped/documents.py`."""
 
 from __future__ import annotations
 
@@ -23,56 +23,6 @@ KEY = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
 _MANIFESTS = frozenset({"project", "tool", "package", "dependencies", "workspace", "build-system"})
 """Top-level tables of a build manifest (pyproject.toml, Cargo.toml): not an application's configuration."""
 _CONFIG_NAME = re.compile(r"conf|config|settings|cfg|env|profile", re.IGNORECASE)
-
-DOC_PY = r'''
-def load_doc(path):
-    """The document at `path`: TOML for a `.toml` name, else JSON (an object)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    doc = tomllib.loads(data.decode("utf-8")) if str(path).endswith(".toml") else json.loads(data)
-    if not isinstance(doc, dict):
-        raise ValueError("the document is not a table")
-    return doc
-
-
-def toml_key(key):
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
-
-
-def toml_value(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    return "{ " + ", ".join(toml_key(k) + " = " + toml_value(v) for k, v in value.items()) + " }"
-
-
-def toml_text(doc):
-    lines = []
-
-    def table(node, path):
-        if path:
-            lines.extend(["", "[" + ".".join(toml_key(p) for p in path) + "]"])
-        lines.extend(toml_key(k) + " = " + toml_value(v) for k, v in node.items() if not isinstance(v, dict))
-        for key, value in node.items():
-            if isinstance(value, dict):
-                table(value, path + [key])
-
-    table(doc, [])
-    return "\n".join(lines).lstrip("\n") + "\n"
-
-
-def dump_doc(doc, like):
-    """The document as text in the format of the file named `like`."""
-    if str(like).endswith(".toml"):
-        return toml_text(doc)
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-'''
-"""Reading a TOML or JSON document and writing one back in the same format (the tool's and the tests' code)."""
 
 
 def _plain(value: Any) -> bool:

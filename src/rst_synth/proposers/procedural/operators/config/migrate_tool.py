@@ -11,7 +11,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.config.documents import (
-    DOC_PY,
     config_document,
     doc_ext,
     json_literal,
@@ -19,7 +18,9 @@ from rst_synth.proposers.procedural.operators.config.documents import (
     places_ok,
     type_name,
 )
-from rst_synth.proposers.procedural.operators.kit.workflow import RUN_TOOL, fresh_path, stem_of, tool_path, work_root
+from rst_synth.proposers.procedural.operators.config.shipped import migrate_tool as shipped
+from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, stem_of, tool_path, work_root
+from rst_synth.proposers.procedural.shipping import render, write_tool
 
 VERSION_KEYS = ("config_version", "schema_version")
 """A bare `version` key is left alone: a document that has one is versioned by its own workflow already."""
@@ -51,130 +52,6 @@ KEY_NAMES = {
 }
 TIME_WORDS = frozenset("timeout ttl interval delay period seconds secs sec expiry expire wait age".split())
 DEFAULTS = {"retries": 3, "strict": False, "log_format": "text", "max_body_kb": 1024}
-
-MIGRATE_PY = r"""
-class MigrationError(Exception):
-    pass
-
-
-def parent_of(doc, path):
-    node = doc
-    for part in path.split(".")[:-1]:
-        node = node.get(part) if isinstance(node, dict) else None
-    return node if isinstance(node, dict) and path.split(".")[-1] in node else None
-
-
-def put(doc, path, value):
-    node = doc
-    for part in path.split(".")[:-1]:
-        if not isinstance(node.setdefault(part, {}), dict):
-            raise MigrationError(path + ": inside a value that is not a table")
-        node = node[part]
-    node[path.split(".")[-1]] = value
-
-
-def milliseconds(value, path):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise MigrationError(path + ": not a number of seconds")
-    exact = decimal.Decimal(repr(value)) * 1000
-    return int(exact.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
-
-
-def migrate(doc):
-    version = doc.get(VERSION_KEY, 1)
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise MigrationError(VERSION_KEY + ": not an integer")
-    if version == TARGET:
-        return doc
-    if version != SOURCE:
-        raise MigrationError(f"version {version}: only version {SOURCE} migrates")
-    for old, new in MOVES + CONVERT:
-        if parent_of(doc, new) is not None:
-            raise MigrationError(new + ": already present")
-    out = copy.deepcopy(doc)
-    for old, new in MOVES:
-        parent = parent_of(out, old)
-        if parent is not None:
-            put(out, new, parent.pop(old.split(".")[-1]))
-    for old, new in CONVERT:
-        parent = parent_of(out, old)
-        if parent is not None:
-            put(out, new, milliseconds(parent.pop(old.split(".")[-1]), old))
-    for path in REMOVE:
-        parent = parent_of(out, path)
-        if parent is not None:
-            del parent[path.split(".")[-1]]
-    for path, value in DEFAULTS:
-        if parent_of(out, path) is None:
-            put(out, path, value)
-    out[VERSION_KEY] = TARGET
-    return out
-"""
-
-TOOL_MAIN = r"""
-def main(argv):
-    if len(argv) != 2:
-        print("usage: " + argv[0] + " FILE", file=sys.stderr)
-        return 2
-    try:
-        text = dump_doc(migrate(load_doc(argv[1])), argv[1])
-    except (OSError, UnicodeDecodeError, ValueError, MigrationError) as exc:
-        print("error: " + " ".join(str(exc).split()), file=sys.stderr)
-        return 2
-    sys.stdout.write(text)
-    return 0
-
-
-sys.exit(main(sys.argv))
-"""
-
-FRESH_PY = r"""
-def fresh_leaf(rng, kind, path):
-    if any(path == old for old, _ in CONVERT):
-        return rng.choice([30, 0, 2.5, 2.0075, -0.5105, 0.0015, rng.randint(1, 900), rng.randint(1, 9999) / 100])
-    if kind == "string":
-        return rng.choice(["Zürich", 'say "hi"', "a = b", "plain", "", "東京"])
-    if kind == "integer":
-        return rng.randint(-100, 100000)
-    if kind == "float":
-        return rng.randint(-999, 99999) / 100
-    if kind == "boolean":
-        return rng.random() < 0.5
-    if kind == "array:integer":
-        return [rng.randint(0, 99) for _ in range(rng.randint(0, 3))]
-    if kind == "null":
-        return None
-    return [rng.choice(["a", "b c", "ü"]) for _ in range(rng.randint(0, 3))]
-
-
-def fresh_doc(rng, version):
-    doc = {}
-    for path, kind in SHAPE.items():
-        if path != VERSION_KEY and rng.random() < 0.85:
-            put(doc, path, fresh_leaf(rng, kind, path))
-    if version is not None:
-        doc[VERSION_KEY] = version
-    return doc
-
-
-def fresh_cases(seed):
-    rng = random.Random(seed)
-    cases = [fresh_doc(rng, SOURCE if VERSION_KEY in SHAPE or k % 2 else None) for k in range(8)]
-    for old, _ in CONVERT:  # halves that binary floating point gets wrong
-        for doc, seconds in zip(cases, (2.0035, -0.5015, 0.0145, 30)):
-            put(doc, old, seconds)
-    cases += [fresh_doc(rng, TARGET), fresh_doc(rng, SOURCE + 2), fresh_doc(rng, str(SOURCE))]
-    for old, new in MOVES + CONVERT:
-        clash = fresh_doc(rng, SOURCE)
-        put(clash, new, 1)
-        cases.append(clash)
-    for old, _ in CONVERT:
-        for bad in ("30", True):
-            wrong = fresh_doc(rng, SOURCE)
-            put(wrong, old, bad)
-            cases.append(wrong)
-    return cases
-"""
 
 
 def _version(doc: dict[str, Any]) -> tuple[str, int]:
@@ -280,61 +157,16 @@ class ConfigMigrateTool(Operator):
         tool = tool_path(ctx, artifact, "migrate")
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/migrated", f"{stem_of(artifact)}_v{target}.{ext}")
         seed = ctx.rng.randrange(10**6)
-        constants = (
-            f"VERSION_KEY, SOURCE, TARGET = {key!r}, {rule['source']!r}, {target!r}\n"
-            f"MOVES = {rule['moves']!r}\nCONVERT = {rule['convert']!r}\nREMOVE = {rule['remove']!r}\n"
-            f"DEFAULTS = {rule['defaults']!r}\n"
-        )
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-#!/usr/bin/env python3
-import copy, decimal, json, re, sys, tomllib
-
-{constants}{DOC_PY.strip()}
-
-{MIGRATE_PY.strip()}
-
-{TOOL_MAIN.strip()}
-PY
-chmod 0755 {q(tool)}
-{q(tool)} {q(artifact.path)} > {q(out)}"""
-        tests = f"""
-TOOL, SRC, OUT, SEED = {tool!r}, {artifact.path!r}, {out!r}, {seed}
-{constants}SHAPE = {_shape(doc)!r}
-{DOC_PY}{MIGRATE_PY}{FRESH_PY}{RUN_TOOL}
-
-def test_{ctx.tag}_migrated_configuration():
-    want = migrate(load_doc(SRC))
-    assert want[VERSION_KEY] == TARGET
-    assert load_doc(OUT) == want
-
-
-def test_{ctx.tag}_tool_on_fresh_documents(tmp_path):
-    for k, doc in enumerate(fresh_cases(SEED)):
-        ext = (".toml", ".json")[k % 2]
-        path = tmp_path / f"doc{{k}}{{ext}}"
-        path.write_text(dump_doc(doc, ext), encoding="utf-8")
-        try:
-            want = migrate(load_doc(path))
-        except MigrationError:
-            want = None
-        done = run_tool(TOOL, path)
-        if want is None:
-            assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), (k, doc)
-        else:
-            assert done.returncode == 0, (k, done.stderr[-500:])
-            text = done.stdout.decode("utf-8")
-            assert (tomllib.loads(text) if ext == ".toml" else json.loads(text)) == want, (k, doc)
-
-
-def test_{ctx.tag}_tool_rejects_unreadable_files(tmp_path):
-    for name, data in {{"bad.toml": b"[a\\n", "bad.json": b"{{", "list.json": b"[1, 2]", "none.toml": None}}.items():
-        path = tmp_path / name
-        if data is not None:
-            path.write_bytes(data)
-        done = run_tool(TOOL, path)
-        assert done.returncode == 2 and done.stdout == b"" and done.stderr.strip(), name
-"""
+        params: dict[str, Any] = {"VERSION_KEY": key, "SOURCE": rule["source"], "TARGET": target}
+        params |= {"MOVES": rule["moves"], "CONVERT": rule["convert"], "REMOVE": rule["remove"]}
+        params |= {"DEFAULTS": rule["defaults"]}
+        code = render(shipped, ["main"], **params)
+        folders = f"{q(tool.rsplit('/', 1)[0])} {q(out.rsplit('/', 1)[0])}"
+        run = f"{q(tool)} {q(artifact.path)} > {q(out)}"
+        solution = f"mkdir -p {folders}\n{write_tool(tool, code, 'sys.exit(main(sys.argv))')}\n{run}"
+        names = [n for n in dir(shipped) if n.startswith("test_")]
+        params |= {"TOOL": tool, "SRC": artifact.path, "OUT": out, "SEED": seed, "SHAPE": _shape(doc)}
+        tests = render(shipped, names, tag=ctx.tag, **params)
         rules = [f"- move {'table' if '.' not in old else 'key'} `{old}` to `{new}`" for old, new in rule["moves"]]
         rules += [f"- convert `{old}` (seconds) to `{new}` (milliseconds)" for old, new in rule["convert"]]
         rules += [f"- remove `{path}`" for path in rule["remove"]]

@@ -13,8 +13,11 @@ from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.roles import affinity, table_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
-from rst_synth.proposers.procedural.operators.sqlite.delta_merge import COPY_PY, has_lookup_triggers
-from rst_synth.proposers.procedural.operators.sqlite.migration import CHECKS_PY, TOOL_PY, Names
+from rst_synth.proposers.procedural.operators.sqlite.delta_merge import has_lookup_triggers
+from rst_synth.proposers.procedural.operators.sqlite.migration import Names
+from rst_synth.proposers.procedural.operators.sqlite.shipped import database_copy
+from rst_synth.proposers.procedural.operators.sqlite.shipped import migration_tool as shipped
+from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
 
 def migration_choices(artifact: Artifact) -> list[Names]:
@@ -44,90 +47,6 @@ def migration_choices(artifact: Artifact) -> list[Names]:
     return found
 
 
-TESTS_PY = """
-
-def test_{tag}_migrated_copy():
-    check_migrated(OUT, SRC)
-
-
-def test_{tag}_tool_migrates_a_fresh_copy_once(tmp_path):
-    path = tmp_path / "fresh.db"
-    copy_database(SRC, path)
-    assert run(path) == (0, ["1", "2", "3"])
-    check_migrated(path, SRC)
-    before = snapshot(path)
-    assert run(path) == (0, [])
-    assert snapshot(path) == before
-
-
-def test_{tag}_tool_resumes_from_version_1(tmp_path):
-    path = tmp_path / "v1.db"
-    copy_database(SRC, path)
-    db = sqlite3.connect(path)
-    values = sorted({{r[0] for r in db.execute(f'SELECT "{{G}}" FROM "{{T}}"')}} - {{None}}, reverse=True)
-    ref = {{value: number for number, value in enumerate(values, 1)}}
-    db.execute(f'CREATE TABLE "{{REF}}" (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)')
-    db.executemany(f'INSERT INTO "{{REF}}" (id, name) VALUES (?, ?)', [(i, v) for v, i in ref.items()])
-    rowid = db.execute(f'SELECT MAX(rowid) FROM "{{T}}"').fetchone()[0]
-    db.execute(f'UPDATE "{{T}}" SET "{{G}}" = ? WHERE rowid = ?', ("arrived after version 1", rowid))
-    db.execute("PRAGMA user_version = 1")
-    db.commit()
-    db.close()
-    source = tmp_path / "source.db"
-    copy_database(path, source)
-    db = sqlite3.connect(source)
-    db.execute(f'DROP TABLE "{{REF}}"')
-    db.commit()
-    db.close()
-    assert run(path) == (0, ["2", "3"])
-    check_migrated(path, source, ref)
-
-
-def test_{tag}_triggers_keep_the_lookup_current(tmp_path):
-    path = tmp_path / "triggers.db"
-    copy_database(OUT, path)
-    db = sqlite3.connect(path)
-    ref = dict(db.execute(f'SELECT name, id FROM "{{REF}}"'))
-    top = max(ref.values())
-    rowids = [r[0] for r in db.execute(f'SELECT rowid FROM "{{T}}" ORDER BY rowid')]
-    existing = sorted(ref)[0]
-    db.execute(f'UPDATE "{{T}}" SET "{{G}}" = ? WHERE rowid = ?', ("Zürich, new", rowids[0]))
-    db.execute(f'UPDATE "{{T}}" SET "{{G}}" = ? WHERE rowid = ?', (existing, rowids[-1]))
-    names = columns(db, T)
-    row = list(db.execute(f'SELECT * FROM "{{T}}" WHERE rowid = ?', (rowids[1],)).fetchone())
-    db.execute(f'DELETE FROM "{{T}}" WHERE rowid = ?', (rowids[1],))
-    row[names.index(G)], row[names.index(FK)] = "also new", 999
-    marks = ", ".join("?" for _ in names)
-    again = db.execute(f'INSERT INTO "{{T}}" VALUES ({{marks}})', row).lastrowid
-    db.commit()
-    fk = lambda r: db.execute(f'SELECT "{{FK}}" FROM "{{T}}" WHERE rowid = ?', (r,)).fetchone()[0]
-    now = dict(db.execute(f'SELECT name, id FROM "{{REF}}"'))
-    assert now == {{**ref, "Zürich, new": top + 1, "also new": top + 2}}
-    assert (fk(rowids[0]), fk(rowids[-1]), fk(again)) == (top + 1, ref[existing], top + 2)
-    try:
-        db.execute(f'UPDATE "{{T}}" SET "{{G}}" = NULL WHERE rowid = ?', (rowids[2],))
-    except sqlite3.IntegrityError:
-        return  # the column is NOT NULL
-    assert fk(rowids[2]) is None and dict(db.execute(f'SELECT name, id FROM "{{REF}}"')) == now
-    db.close()
-
-
-def test_{tag}_tool_refuses_what_it_cannot_migrate(tmp_path):
-    newer = tmp_path / "newer.db"
-    copy_database(SRC, newer)
-    db = sqlite3.connect(newer)
-    db.execute("PRAGMA user_version = 7")
-    db.commit()
-    db.close()
-    before = newer.read_bytes()
-    assert run(newer)[0] == 3 and newer.read_bytes() == before
-    text = tmp_path / "notes.db"
-    text.write_text("not a database\\n")
-    assert run(text)[0] == 2 and text.read_text() == "not a database\\n"
-    assert run(tmp_path / "missing.db")[0] == 2
-"""
-
-
 @register
 class SqliteMigrationTool(Operator):
     """A versioned, idempotent migration tool that normalises a category column, run on a new copy."""
@@ -154,23 +73,13 @@ class SqliteMigrationTool(Operator):
         names = ctx.rng.choice(migration_choices(artifact))
         tool = tool_path(ctx, artifact, "migrate")
         out = ctx.output_path(artifact, "v3", "db")
-        code = TOOL_PY.format(**names.fields())
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-cat > {q(tool)} <<'PY'
-{code.rstrip()}
-PY
-chmod 0755 {q(tool)}
-python3 - <<'PY'
-import sqlite3
-{COPY_PY}
-copy_database({artifact.path!r}, {out!r})
-PY
-{q(tool)} {q(out)}"""
-        tests = (
-            f"SRC, OUT, TOOL = {artifact.path!r}, {out!r}, {tool!r}\n"
-            + CHECKS_PY.format(fields=names.fields())
-            + TESTS_PY.format(tag=ctx.tag)
-        )
+        params = {"SRC": artifact.path, "OUT": out, "TOOL": tool, **names.params()}
+        code = render(shipped, ["main"], **params)
+        copy = python_script(render(database_copy, ["copy_database"]), f"copy_database({artifact.path!r}, {out!r})")
+        write = write_tool(tool, code, "sys.exit(main(sys.argv))")
+        solution = f"mkdir -p {q(tool.rsplit('/', 1)[0])}\n{write}\n{copy}\n{q(tool)} {q(out)}"
+        names_of_tests = [n for n in dir(shipped) if n.startswith("test_")]
+        tests = render(shipped, names_of_tests, tag=ctx.tag, **params)
         t, g, ref, fk = names.table, names.column, names.ref, names.fk
         instruction = (
             f"Next, the `{g}` column of table `{t}` in `{artifact.path}` is to move into a lookup table. Write a "
