@@ -22,7 +22,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.kit.workflow import plant
 from rst_synth.proposers.procedural.operators.services.running import GROUPS, KV, find_services
-from rst_synth.proposers.procedural.operators.services.serve_csv_http import GROUPS_PY, SERVER_PY
+from rst_synth.proposers.procedural.operators.services.shipped import csv_server
+from rst_synth.proposers.procedural.shipping import python_tool, render
 from tests.proposers.local_steps import failed, outcomes
 from tests.support.operators import assert_accepted, extend_with
 from tests.support.tasks import BASE_DOCKERFILE, SEEDS, write_task
@@ -45,7 +46,7 @@ PY
 touch /app/.parent-done
 """
 PARENT_TEST = "from pathlib import Path\n\ndef test_parent_ran():\n    assert Path('/app/.parent-done').exists()\n"
-SERVER = SERVER_PY.format(groups=GROUPS_PY.strip(), group="region", value="amount")
+SERVER = python_tool(render(csv_server, ["main"], GROUP="region", VALUE="amount"), "main()")
 
 
 def kv_parent(root: Path) -> Path:
