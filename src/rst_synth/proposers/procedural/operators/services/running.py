@@ -19,8 +19,6 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operators.kit import testkit
-from rst_synth.proposers.procedural.shipping import render
 
 KV = "kv"
 GROUPS = "groups"
@@ -51,10 +49,6 @@ def find_services(discovery: Discovery) -> list[Service]:
         elif all(mark in sample for mark in _GROUPS_MARKS):
             found.append(Service(artifact.path, GROUPS, name))
     return found
-
-
-PROC_PY = "\n" + render(testkit, testkit.PROCESS_HELPERS)
-"""Test helpers: processes by /proc, the listener of a port, an HTTP call that bypasses proxies, polling."""
 
 
 def once(code: str) -> str:
