@@ -22,7 +22,8 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.kit.workflow import plant
 from rst_synth.proposers.procedural.operators.services.running import GROUPS, KV, find_services
-from rst_synth.proposers.procedural.operators.services.serve_csv_http import GROUPS_PY, SERVER_PY
+from rst_synth.proposers.procedural.operators.services.shipped import csv_server
+from rst_synth.proposers.procedural.shipping import python_tool, render
 from tests.proposers.local_steps import failed, outcomes
 from tests.support.operators import assert_accepted, extend_with
 from tests.support.tasks import BASE_DOCKERFILE, SEEDS, write_task
@@ -45,7 +46,7 @@ PY
 touch /app/.parent-done
 """
 PARENT_TEST = "from pathlib import Path\n\ndef test_parent_ran():\n    assert Path('/app/.parent-done').exists()\n"
-SERVER = SERVER_PY.format(groups=GROUPS_PY.strip(), group="region", value="amount")
+SERVER = python_tool(render(csv_server, ["main"], GROUP="region", VALUE="amount"), "main()")
 
 
 def kv_parent(root: Path) -> Path:
@@ -187,7 +188,7 @@ def test_watchdog_tests_pass_the_reference_and_catch_a_zombie_blind_one(live_kvd
     assert failed(outcomes(step, live_kvd, folders=FOLDERS)) == []
     for pid in _ours(str(live_kvd / "app")):  # the watchdog: the next one adopts the service from its pid file
         os.kill(pid, signal.SIGKILL)
-    right = 'return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")'
+    right = 'return state not in ("Z", "X")'
     assert right in step.solution
     wrong = step.solution.replace(right, "return True", 1)
     results = outcomes(step, live_kvd, solution=wrong, folders=FOLDERS, only="adopts")

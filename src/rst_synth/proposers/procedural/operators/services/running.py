@@ -12,14 +12,13 @@ as an engineer would with `ss -ltnp`.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operators.kit import testkit
-from rst_synth.proposers.procedural.shipping import render
 
 KV = "kv"
 GROUPS = "groups"
@@ -52,5 +51,11 @@ def find_services(discovery: Discovery) -> list[Service]:
     return found
 
 
-PROC_PY = "\n" + render(testkit, testkit.PROCESS_HELPERS)
-"""Test helpers: processes by /proc, the listener of a port, an HTTP call that bypasses proxies, polling."""
+def once(code: str) -> str:
+    """Rendered code with each top-level definition once: `shipping.render` renders every helper a module borrows
+    with what that helper uses, so two borrowed helpers that use a third (`listener` and `port_of` both read
+    `listening`) would ship it twice."""
+    seen: dict[str, None] = {}
+    for node in ast.parse(code).body:
+        seen.setdefault(ast.get_source_segment(code, node) or "", None)
+    return "\n\n\n".join(seen) + "\n"

@@ -9,179 +9,9 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
-from rst_synth.proposers.procedural.operators.services.running import KV, PROC_PY, Service, find_services
-
-WATCHDOG_PY = r"""#!/usr/bin/env python3
-import os, signal, subprocess, sys, time
-
-
-def argv_of(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
-    except OSError:
-        return []
-
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
-        return False
-
-
-def write_pid(path, pid):
-    with open(path + ".tmp", "w") as f:
-        f.write(f"{pid}\n")
-    os.replace(path + ".tmp", path)
-
-
-def main():
-    args = sys.argv[1:]
-    if len(args) < 4 or args[2] != "--":
-        print("usage: watchdog PIDFILE LOGFILE -- COMMAND [ARG...]", file=sys.stderr)
-        return 2
-    pidfile, log, command = args[0], args[1], args[3:]
-    try:
-        with open(pidfile) as f:
-            pid = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        pid = None
-    if pid is not None and not (alive(pid) and argv_of(pid) == command):
-        pid = None
-    stopping = []
-    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
-    child = None
-    while not stopping:
-        if child is not None:
-            child.poll()  # reap a child that died, or /proc shows it as a zombie
-        if pid is None or not alive(pid):
-            with open(log, "ab") as out:
-                child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
-            pid = child.pid
-            write_pid(pidfile, pid)
-        time.sleep(0.2)
-    if pid is not None and alive(pid):
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        while alive(pid) and time.monotonic() < deadline:
-            if child is not None:
-                child.poll()
-            time.sleep(0.1)
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
-    try:
-        os.remove(pidfile)
-    except FileNotFoundError:
-        pass
-    return 0
-
-
-sys.exit(main())
-"""
-
-TESTS_PY = r"""
-SLEEPER = "import sys, time; print('up', flush=True); time.sleep(600)"
-QUIET = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-
-
-def kv_state(port):
-    keys = json.loads(http(port, "/keys")[1])
-    return {key: http(port, "/kv/" + urllib.parse.quote(key, safe=""))[1] for key in keys}
-
-
-def kv_restore(port, state):
-    for key, value in state.items():
-        assert http(port, "/kv/" + urllib.parse.quote(key, safe=""), "PUT", value.encode("utf-8"))[0] == 200
-
-
-def pid_in(path):
-    try:
-        return int(pathlib.Path(path).read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def clean_up(process, pidfile, command):
-    process.kill()
-    process.wait()
-    leftover = watched(pidfile, command)
-    if leftover:
-        os.kill(leftover, signal.SIGKILL)
-
-
-def watched(pidfile, command, other=None):
-    pid = pid_in(pidfile)
-    return pid if pid and pid != other and alive(pid) and argv_of(pid) == command else None
-
-
-def test_{tag}_watchdog_brings_the_service_back():
-    watchdog = pid_in(WATCHDOG_PIDFILE)
-    assert watchdog and alive(watchdog) and TOOL in argv_of(watchdog)[:2]
-    pid = pid_in(PIDFILE)
-    assert pid and alive(pid) and PROGRAM in argv_of(pid)[:2]
-    port, command = port_of(pid), argv_of(pid)
-    assert port and listener(port) == pid
-    out = os.readlink(f"/proc/{pid}/fd/1")
-    log = out if os.path.isfile(out) else FALLBACK_LOG
-    state = kv_state(port) if PROTOCOL == "kv" else None
-    os.kill(pid, signal.SIGKILL)
-    back = eventually(lambda: (p := watched(PIDFILE, command, pid)) and listener(port) == p and p)
-    assert back, "the service did not come back on its port"
-    assert eventually(lambda: http(port, "/health")[0] == 200)
-    assert os.readlink(f"/proc/{back}/fd/1") == log
-    if state is not None:
-        kv_restore(port, state)
-        assert kv_state(port) == state
-
-
-def test_{tag}_watchdog_starts_restarts_and_stops(tmp_path):
-    pidfile, log = tmp_path / "svc.pid", tmp_path / "svc.log"
-    command = [sys.executable, "-c", SLEEPER, str(tmp_path)]
-    process = subprocess.Popen([TOOL, str(pidfile), str(log), "--", *command], **QUIET)
-    try:
-        first = eventually(lambda: watched(pidfile, command))
-        assert first and eventually(lambda: log.read_text().count("up") == 1), "no process started"
-        os.kill(first, signal.SIGKILL)
-        second = eventually(lambda: watched(pidfile, command, first))
-        assert second and eventually(lambda: log.read_text().count("up") == 2), "not restarted"
-        os.kill(second, signal.SIGKILL)
-        third = eventually(lambda: watched(pidfile, command, second))
-        assert third and eventually(lambda: log.read_text().count("up") == 3), "not restarted a second time"
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=15) == 0
-        assert eventually(lambda: not alive(third)) and not pidfile.exists()
-    finally:
-        clean_up(process, pidfile, command)
-
-
-def test_{tag}_watchdog_adopts_only_its_command(tmp_path):
-    pidfile, log = tmp_path / "svc.pid", tmp_path / "svc.log"
-    command = [sys.executable, "-c", SLEEPER, str(tmp_path)]
-    ours = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    pidfile.write_text(f"{ours.pid}\n")
-    process = subprocess.Popen([TOOL, str(pidfile), str(log), "--", *command], **QUIET)
-    try:
-        time.sleep(1.5)
-        assert pid_in(pidfile) == ours.pid and (not log.exists() or "up" not in log.read_text())
-        ours.kill()  # not reaped: a zombie of this test, which is no live process
-        started = eventually(lambda: watched(pidfile, command, ours.pid))
-        assert started, "a dead adopted process was not replaced"
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=15) == 0
-        pidfile.write_text(f"{os.getpid()}\n")  # alive, but another command: start one, never adopt it
-        process = subprocess.Popen([TOOL, str(pidfile), str(log), "--", *command], **QUIET)
-        fresh = eventually(lambda: watched(pidfile, command))
-        assert fresh and fresh != os.getpid()
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=15) == 0 and eventually(lambda: not alive(fresh))
-    finally:
-        clean_up(process, pidfile, command)
-        ours.kill()
-        ours.wait()
-"""
+from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services, once
+from rst_synth.proposers.procedural.operators.services.shipped import watchdog
+from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
 
 @register
@@ -210,15 +40,8 @@ class ServiceWatchdog(Operator):
         own = fresh_path(ctx, f"{root}/run", f"{service.name}_watchdog.pid")
         fallback = fresh_path(ctx, f"{root}/run", f"{service.name}.log")
         solution = f"""mkdir -p {q(f"{root}/bin")} {q(f"{root}/run")}
-cat > {q(tool)} <<'PY'
-{WATCHDOG_PY.rstrip()}
-PY
-chmod 0755 {q(tool)}
-pid=$(python3 - <<'PY'
-import os, pathlib, time, urllib.error, urllib.request
-{PROC_PY}
-print(serving({service.program!r}))
-PY
+{write_tool(tool, render(watchdog, ["main"]), "sys.exit(main(sys.argv))")}
+pid=$({python_script(render(watchdog, ["show_pid"], PROGRAM=service.program), "show_pid()")}
 )
 log=$(readlink "/proc/$pid/fd/1")
 [ -f "$log" ] || log={q(fallback)}
@@ -228,11 +51,22 @@ nohup {q(tool)} {q(pidfile)} "$log" -- "${{command[@]}}" >/dev/null 2>&1 </dev/n
 echo $! > {q(own)}
 sleep 1
 test "$(cat {q(pidfile)})" = "$pid\""""
-        tests = (
-            f"TOOL, PIDFILE, WATCHDOG_PIDFILE = {tool!r}, {pidfile!r}, {own!r}\n"
-            f"PROGRAM, PROTOCOL, FALLBACK_LOG = {service.program!r}, {service.protocol!r}, {fallback!r}\n"
-            + PROC_PY
-            + TESTS_PY.replace("{tag}", ctx.tag)
+        tests = once(
+            render(
+                watchdog,
+                [
+                    "test_watchdog_brings_the_service_back",
+                    "test_watchdog_starts_restarts_and_stops",
+                    "test_watchdog_adopts_only_its_command",
+                ],
+                tag=ctx.tag,
+                TOOL=tool,
+                PIDFILE=pidfile,
+                WATCHDOG_PIDFILE=own,
+                PROGRAM=service.program,
+                PROTOCOL=service.protocol,
+                FALLBACK_LOG=fallback,
+            )
         )
         keeps = (
             "it keeps its data in memory only, so it must not be restarted now"
