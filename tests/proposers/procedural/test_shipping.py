@@ -71,3 +71,51 @@ def test_a_borrowed_definition_reads_the_callers_parameters() -> None:
 
     code = shipping.render(interval_peak, ["test_peak_and_when"], SRC="/srv/x.csv")
     assert code.count("def when(") == 1 and "SRC = '/srv/x.csv'" in code
+
+
+SHIPPED = '''"""A shipped module written for the test."""
+
+from rst_synth.proposers.procedural.operators.compiled.shipped.build_checks import assert_same_runs, one_run
+from rst_synth.proposers.procedural.operators.kit.testkit import listener, port_of
+
+TOOL = "/app/bin/tool"
+
+
+def digest(data: bytes) -> str:
+    return data.hex()
+
+
+def test_runs(tmp_path) -> None:  # noqa: ANN001  (the fixture's type)
+    digest: str = "local, not the function"
+    seen: int
+    assert assert_same_runs(TOOL, TOOL, tmp_path) and one_run(TOOL, [], tmp_path) and digest
+
+
+def test_port() -> None:
+    assert listener(port_of(1) or 0) is None
+'''
+
+
+def _shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "shipped_for_test.py").write_text(SHIPPED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "shipped_for_test"
+
+
+def test_a_local_name_does_not_ship_the_function_it_shadows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = shipping.render(_shipped(tmp_path, monkeypatch), ["test_runs"])
+    assert "def digest(" not in code and "def test_runs(tmp_path):\n" in code
+    assert "noqa" not in code and "seen" not in code  # a bare annotation binds nothing: it goes with the hints
+    compile(code, "<shipped>", "exec")
+
+
+def test_each_borrowed_definition_ships_once_with_the_callers_parameters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = _shipped(tmp_path, monkeypatch)
+    code = shipping.render(module, ["test_runs", "test_port"], PROGRAM_NAME="numstat", INPUTS=["/app/a.txt"])
+    for definition in ("def one_run(", "def listening(", "def sockets_of(", "def alive(", "PROGRAM_NAME = "):
+        assert code.count(definition) == 1, definition
+    assert "PROGRAM_NAME = 'numstat'" in code and "INPUTS = ['/app/a.txt']" in code
+    with pytest.raises(ValueError, match="no top-level PROGRAM"):
+        shipping.render(module, ["test_runs"], PROGRAM="numstat")  # neither it nor what it borrows has one

@@ -20,7 +20,6 @@ import shlex
 import sys
 from collections.abc import Iterable
 from types import ModuleType
-from typing import Any, cast
 
 THIRD_PARTY = frozenset({"pytest"})
 """Modules besides the standard library that a task's test environment always has."""
@@ -106,11 +105,59 @@ def _defined(node: ast.stmt) -> list[str]:
     return []
 
 
-def _used(node: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-_TYPE_IGNORE = re.compile(r"  # (type: ignore\[[a-z-, ]+\]|noqa(: [A-Z0-9, ]+)?)(  #[^\n]*)?$", re.MULTILINE)
+def _bound_here(nodes: Iterable[ast.AST]) -> set[str]:
+    """The names a scope binds itself (assigned, defined, imported), nested scopes' own names aside."""
+    names: set[str] = set()
+    declared: set[str] = set()
+    todo = list(nodes)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            todo.extend([*node.decorator_list, *_defaults(node)])
+        elif not isinstance(node, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+    return names - declared
+
+
+def _defaults(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.ClassDef):
+        return [*node.bases, *(k.value for k in node.keywords)]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+    return []
+
+
+def _free(node: ast.AST) -> set[str]:
+    """The names `node` reads from the module: used and not bound in the scope that uses them (a local
+    variable named like a top-level function does not ship that function). Type hints do not count: they are
+    stripped."""
+    if isinstance(node, _SCOPES):
+        inner: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+        bound = _bound_here(inner)
+        if not isinstance(node, ast.ClassDef):
+            args = node.args
+            every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+            bound |= {a.arg for a in every if a is not None}
+        outside = [*getattr(node, "decorator_list", []), *_defaults(node)]
+        return set().union(*(_free(n) for n in inner)) - bound | set().union(*(_free(n) for n in outside))
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Load) else set()
+    if isinstance(node, ast.AnnAssign):
+        return _free(node.target) | (_free(node.value) if node.value is not None else set())
+    return set().union(*(_free(child) for child in ast.iter_child_nodes(node)))
+
+
+_TYPE_IGNORE = re.compile(r"  # (type: ignore\[[a-z-, ]+\]|noqa\b)[^\n]*$", re.MULTILINE)
 """Linter and type-checker comments: they speak to our checks, not to whoever reads the task."""
 
 
@@ -147,6 +194,8 @@ def strip_hints(code: str) -> str:
                 cuts.append(hint(len(code[:arrow].rstrip()), node.returns))
         elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
             cuts.append(hint(at(node.target.lineno, node.target.col_offset) + len(node.target.id), node.annotation))
+        elif isinstance(node, ast.AnnAssign) and node.value is None and node.end_lineno is not None:
+            cuts.append((starts[node.lineno - 1], starts[node.end_lineno]))  # `x: T` alone binds nothing
     for start, end in sorted(cuts, reverse=True):
         code = code[:start] + code[end:]
     code = _TYPE_IGNORE.sub("", code)
@@ -181,50 +230,72 @@ def _top_level(module: str) -> set[str]:
 
 def render(module: ModuleType | str, keep: Iterable[str], tag: str = "", **params: object) -> str:
     """The top-level definitions `keep` of a shipped module and every definition they use, in file order,
-    with the parameters given (top-level assignments of those names) set to their values. A parameter the
-    module does not define is an error: a typo would otherwise ship the module's placeholder. With a `tag`,
-    `def test_x` ships as `def test_<tag>_x`, so the tests of two steps never share a name. A definition the
-    module imports from another shipped module (`from ...shipped.other import helper`) ships too, ahead of
-    the module's own: one copy of a helper serves every module that uses it."""
-    text = source_of(module)
-    tree = ast.parse(text)
-    body = [n for n in tree.body if _defined(n)]
-    by_name = {name: node for node in body for name in _defined(node)}
-    borrowed = {
+    with the parameters given (top-level assignments of those names) set to their values. A parameter that
+    neither the module nor a module it borrows from defines is an error: a typo would otherwise ship the
+    module's placeholder. With a `tag`, `def test_x` ships as `def test_<tag>_x`, so the tests of two steps
+    never share a name. A definition the module imports from another shipped module (`from ...shipped.other
+    import helper`) ships too, ahead of the module's own, with the caller's parameters; each definition ships
+    once, however many others use it."""
+    name = getattr(module, "__name__", module)
+    tree = ast.parse(source_of(module))
+    defined = {n for node in tree.body for n in _defined(node)}
+    reachable = defined.union(*(_top_level(other) for other, _ in _borrowed(tree).values()))
+    missing = sorted(set(params) - reachable) + sorted(set(keep) - defined)
+    if missing:
+        raise ValueError(f"{name}: no top-level {', '.join(missing)} to ship")
+    shipped: set[str] = set()
+    chunks = []
+    for names, code in _chunks(module, list(keep), params):
+        if not set(names) & shipped:
+            shipped.update(names)
+            chunks.append(code)
+    code = "\n\n\n".join(chunks) + "\n"
+    return re.sub(r"^def test_", f"def test_{tag}_", code, flags=re.MULTILINE) if tag else code
+
+
+def _borrowed(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """Local name -> (module, name) of what a shipped module imports from the package."""
+    return {
         alias.asname or alias.name: (node.module, alias.name)
         for node in tree.body
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rst_synth.")
         for alias in node.names
     }
-    missing = sorted(set(params) - set(by_name)) + sorted(set(keep) - set(by_name))
-    if missing:
-        raise ValueError(f"{getattr(module, '__name__', module)}: no top-level {', '.join(missing)} to ship")
+
+
+def _chunks(module: ModuleType | str, keep: list[str], params: dict[str, object]) -> list[tuple[list[str], str]]:
+    """`render`'s definitions as (names, code), the borrowed ones first; a name may come more than once."""
+    text = source_of(module)
+    tree = ast.parse(text)
+    body = [n for n in tree.body if _defined(n)]
+    by_name = {name: node for node in body for name in _defined(node)}
+    borrowed = _borrowed(tree)
     wanted: set[str] = set()
     todo = list(keep)
     while todo:
         name = todo.pop()
-        if name in wanted:
-            continue
-        wanted.add(name)
-        todo.extend(n for n in _used(by_name[name]) if n in by_name)
-    used = set().union(*(_used(by_name[name]) for name in wanted)) if wanted else set()
-    from_others = sorted({borrowed[n] for n in used if n in borrowed and n not in by_name})
-    todo_params = {n for n in params if n in wanted}
-    # A borrowed definition that reads a parameter gets the caller's value, not its module's example.
-    chunks = [
-        render(other, [name], **{k: cast(Any, v) for k, v in params.items() if k in _top_level(other)}).rstrip("\n")
-        for other, name in from_others
-    ]
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(n for n in _free(by_name[name]) if n in by_name)
+    used = set().union(*(_free(by_name[name]) for name in wanted))
+    from_others: dict[str, set[str]] = {}
+    for local in sorted(used):
+        if local in borrowed and local not in by_name:
+            other, original = borrowed[local]
+            from_others.setdefault(other, set()).add(original)
+    chunks: list[tuple[list[str], str]] = []
+    for other, originals in sorted(from_others.items()):
+        theirs = {k: v for k, v in params.items() if k in _top_level(other)}
+        chunks += _chunks(other, sorted(originals), theirs)
     for node in body:
         names = _defined(node)
         if not set(names) & wanted:
             continue
-        if set(names) & todo_params:
-            chunks.append(f"{names[0]} = {params[names[0]]!r}")
+        if names[0] in params:
+            chunks.append((names, f"{names[0]} = {params[names[0]]!r}"))
         else:
-            chunks.append(strip_hints(ast.get_source_segment(text, node) or ""))
-    code = "\n\n\n".join(chunks) + "\n"
-    return re.sub(r"^def test_", f"def test_{tag}_", code, flags=re.MULTILINE) if tag else code
+            chunks.append((names, strip_hints(ast.get_source_segment(text, node) or "")))
+    return chunks
 
 
 def python_script(code: str, call: str) -> str:

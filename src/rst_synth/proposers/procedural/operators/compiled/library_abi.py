@@ -22,7 +22,7 @@ from rst_synth.proposers.procedural.operators.compiled.project import (
     folder_for,
     system_libraries,
 )
-from rst_synth.proposers.procedural.operators.compiled.shared_library import RUNPATH, once, program_details
+from rst_synth.proposers.procedural.operators.compiled.shared_library import RUNPATH, program_details
 from rst_synth.proposers.procedural.operators.compiled.shipped import library_abi as shipped
 from rst_synth.proposers.procedural.shipping import render
 
@@ -106,7 +106,7 @@ readelf --dyn-syms -W {q(folder)}/lib/{real} | grep '@@'"""
             "RUN_ENV": {},
             "BUILD_FILES": ["Makefile", f"lib{lib}.map"],
         }
-        tests = once(render(shipped, shipped.TESTS, tag=ctx.tag, **constants))
+        tests = render(shipped, shipped.TESTS, tag=ctx.tag, **constants)
         shared = {"format": "shared", "soname": soname}
         system = [n for n in project.needed if n != old]
         return Step(

@@ -32,13 +32,6 @@ def program_details(needed: list[str], private: dict[str, str]) -> dict[str, obj
     return {"elf": "shared", "interp": True, "needed": needed, "runpath": RUNPATH, "private": private}
 
 
-def once(code: str) -> str:
-    """Rendered code with each top-level chunk once: helpers borrowed from `build_checks` one by one bring
-    their shared definitions (`one_run`, the parameters) each time, identical since every parameter is set."""
-    chunks = code.rstrip("\n").split("\n\n\n")
-    return "\n\n\n".join(dict.fromkeys(chunks)) + "\n"
-
-
 @register
 class CSharedLibrary(CompiledOperator):
     """Split a program's code into a static and a shared library and relink the program against it."""
@@ -90,7 +83,7 @@ nm -D --defined-only {q(folder)}/lib/{real}"""
             "RUN_ENV": {},
             "MAKEFILES": ["Makefile"],
         }
-        tests = once(render(shipped, shipped.TESTS, tag=ctx.tag, **constants))
+        tests = render(shipped, shipped.TESTS, tag=ctx.tag, **constants)
         instruction = _instruction(project, folder, lib, soname, real)
         static = f"{folder}/lib/lib{lib}.a"
         shared = f"{folder}/lib/{real}"

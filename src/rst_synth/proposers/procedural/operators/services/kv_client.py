@@ -10,7 +10,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
-from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services, once
+from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services
 from rst_synth.proposers.procedural.operators.services.shipped import kv_client
 from rst_synth.proposers.procedural.shipping import python_script, python_tool, render
 
@@ -45,21 +45,19 @@ port=$({python_script(render(kv_client, ["live_port"], **found), "print(live_por
 sed -i "s/^DEFAULT_PORT = 0$/DEFAULT_PORT = $port/" {q(tool)}
 chmod 0755 {q(tool)}
 {q(tool)} dump > {q(dump)}"""
-        tests = once(
-            render(
-                kv_client,
-                [
-                    "live_port",
-                    "test_dump_of_the_live_store",
-                    "test_tool_reads_the_live_service",
-                    "test_tool_speaks_the_protocol",
-                ],
-                tag=ctx.tag,
-                TOOL=tool,
-                DUMP=dump,
-                **found,
-                HOST_OPTION=service.host_option,
-            )
+        tests = render(
+            kv_client,
+            [
+                "live_port",
+                "test_dump_of_the_live_store",
+                "test_tool_reads_the_live_service",
+                "test_tool_speaks_the_protocol",
+            ],
+            tag=ctx.tag,
+            TOOL=tool,
+            DUMP=dump,
+            **found,
+            HOST_OPTION=service.host_option,
         )
         tests += "\n\nPORT = live_port()\n"  # looked up as the test module loads (kv_client.PORT)
         instruction = (

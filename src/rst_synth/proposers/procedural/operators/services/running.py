@@ -12,7 +12,6 @@ as an engineer would with `ss -ltnp`.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -49,13 +48,3 @@ def find_services(discovery: Discovery) -> list[Service]:
         elif all(mark in sample for mark in _GROUPS_MARKS):
             found.append(Service(artifact.path, GROUPS, name))
     return found
-
-
-def once(code: str) -> str:
-    """Rendered code with each top-level definition once: `shipping.render` renders every helper a module borrows
-    with what that helper uses, so two borrowed helpers that use a third (`listener` and `port_of` both read
-    `listening`) would ship it twice."""
-    seen: dict[str, None] = {}
-    for node in ast.parse(code).body:
-        seen.setdefault(ast.get_source_segment(code, node) or "", None)
-    return "\n\n\n".join(seen) + "\n"

@@ -9,7 +9,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
-from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services, once
+from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services
 from rst_synth.proposers.procedural.operators.services.shipped import watchdog
 from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
@@ -51,22 +51,20 @@ nohup {q(tool)} {q(pidfile)} "$log" -- "${{command[@]}}" >/dev/null 2>&1 </dev/n
 echo $! > {q(own)}
 sleep 1
 test "$(cat {q(pidfile)})" = "$pid\""""
-        tests = once(
-            render(
-                watchdog,
-                [
-                    "test_watchdog_brings_the_service_back",
-                    "test_watchdog_starts_restarts_and_stops",
-                    "test_watchdog_adopts_only_its_command",
-                ],
-                tag=ctx.tag,
-                TOOL=tool,
-                PIDFILE=pidfile,
-                WATCHDOG_PIDFILE=own,
-                PROGRAM=service.program,
-                PROTOCOL=service.protocol,
-                FALLBACK_LOG=fallback,
-            )
+        tests = render(
+            watchdog,
+            [
+                "test_watchdog_brings_the_service_back",
+                "test_watchdog_starts_restarts_and_stops",
+                "test_watchdog_adopts_only_its_command",
+            ],
+            tag=ctx.tag,
+            TOOL=tool,
+            PIDFILE=pidfile,
+            WATCHDOG_PIDFILE=own,
+            PROGRAM=service.program,
+            PROTOCOL=service.protocol,
+            FALLBACK_LOG=fallback,
         )
         keeps = (
             "it keeps its data in memory only, so it must not be restarted now"
