@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -239,7 +238,7 @@ def lib_name(program: str) -> str:
 
 def behaviour_text(program: str, inputs: tuple[str, ...] | list[str]) -> str:
     """The runs that compare a rebuilt or installed program with the original `program`, as the
-    instruction states them (`SAME_RUNS_PY` runs them)."""
+    instruction states them (`build_checks.assert_same_runs` runs them)."""
     runs = " and ".join(f"with `{p}`" for p in inputs)
     with_inputs = f", and {runs} as its only argument (each time on a fresh copy of the file)" if runs else ""
     return (
@@ -247,76 +246,3 @@ def behaviour_text(program: str, inputs: tuple[str, ...] | list[str]) -> str:
         f"working directory, it writes the same standard output and standard error and exits with the same "
         f"status as `{program}` (runs where `{program}` itself does not finish within 20 seconds are left out)"
     )
-
-
-COPY_PY = """
-SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx")
-
-
-def fresh_copy(dest, folders):
-    # The files a checkout would hold: the sources of each folder (header folders with their
-    # subfolders) and the build files of the step's own folder, at the same paths below TOP.
-    dest = pathlib.Path(dest)
-    for folder, keep in folders:
-        folder = pathlib.Path(folder)
-        found = folder.rglob("*") if folder in map(pathlib.Path, INCLUDE_DIRS) else folder.iterdir()
-        for path in sorted(found):
-            if path.is_file() and (path.suffix in SOURCE_SUFFIXES or path.name in keep):
-                target = dest / path.relative_to(TOP)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, target)
-    return dest
-
-
-def make(directory, *args, timeout=600):
-    return subprocess.run(["make", "-C", str(directory), *args], capture_output=True, text=True, timeout=timeout)
-
-
-def tree(folder):
-    # Every file and link below `folder` (relative path -> bytes, or the link's target).
-    folder = pathlib.Path(folder)
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_symlink():
-            found[str(path.relative_to(folder))] = ("link", os.readlink(path))
-        elif path.is_file():
-            found[str(path.relative_to(folder))] = ("file", path.read_bytes())
-    return found
-"""
-"""Test helpers: `fresh_copy` (needs TOP, the top folder of the copy, and INCLUDE_DIRS), `make`, `tree`."""
-
-SAME_RUNS_PY = """
-def one_run(program, args, scratch):
-    shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir(parents=True)
-    copies = []
-    for arg in args:
-        shutil.copy2(arg, scratch / pathlib.Path(arg).name)
-        copies.append(str(scratch / pathlib.Path(arg).name))
-    try:
-        done = subprocess.run(
-            [PROGRAM_NAME, *copies], executable=str(program), cwd=scratch, stdin=subprocess.DEVNULL,
-            capture_output=True, timeout=20, env=dict(os.environ, **RUN_ENV),
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    return done.returncode, done.stdout, done.stderr
-
-
-def assert_same_runs(reference, candidate, tmp_path):
-    compared = 0
-    for args in [[]] + [[p] for p in INPUTS]:
-        want = one_run(reference, args, tmp_path / "run")
-        if want is None:
-            continue  # the original waits for more than it is given: nothing to compare
-        got = one_run(candidate, args, tmp_path / "run")
-        assert got == want, (args, got and got[1][-300:], got and got[2][-300:], want[1][-300:], want[2][-300:])
-        compared += 1
-    return compared
-"""
-"""Test helpers: `assert_same_runs(reference, candidate, tmp_path)` (needs PROGRAM_NAME, INPUTS, RUN_ENV)."""
-
-
-def assignments(constants: Mapping[str, object]) -> str:
-    """Module constants of a step's tests, one `NAME = repr(value)` line each."""
-    return "\n" + "".join(f"{name} = {value!r}\n" for name, value in constants.items())

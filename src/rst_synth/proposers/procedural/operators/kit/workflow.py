@@ -20,10 +20,8 @@ from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import StepContext, q
 from rst_synth.proposers.procedural.operator import work_root as work_root  # where operators look it up
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
-from rst_synth.proposers.procedural.shipping import render
 
 DECIMAL = re.compile(r"-?\d+(\.\d+)?")
 """The numbers workflow steps add up exactly: optional minus, digits, optional fraction (no exponent)."""
@@ -170,9 +168,6 @@ def run_at_build(script: str) -> str:
     encoded = base64.b64encode(script.encode("utf-8")).decode("ascii")
     return f"RUN printf '%s' '{encoded}' | base64 -d | python3 -\n"
 
-
-RUN_TOOL = "\n" + render(testkit, ["run_tool"])
-"""Test helper: run a step's tool as a program (optionally under a memory cap) and capture its output."""
 
 EDGE_VALUES = ("Zürich", "a,b", 'say "hi"', "東京", "plain", "two\nlines", "ünïcödé-ß", "x")
 """Group values the generated test inputs draw from: quotes, commas, line breaks and non-ASCII text."""

@@ -15,14 +15,11 @@ from rst_synth.proposers.procedural.operators.kit.roles import affinity
 from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of
 from rst_synth.proposers.procedural.operators.sqlite.delta_feed import FeedTable, feed_events, feed_text
-from rst_synth.proposers.procedural.operators.sqlite.shipped import database_copy, delta_merge
+from rst_synth.proposers.procedural.operators.sqlite.shipped import delta_merge
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 MIN_ROWS = 6
 """A feed needs a dozen events on distinct rows of the table, two to a row at most."""
-
-COPY_PY = render(database_copy, ["copy_database"])
-"""A database copied through the backup API (`migration-tool`'s solution ships it as a string)."""
 
 
 def has_lookup_triggers(artifact: Artifact) -> bool:
