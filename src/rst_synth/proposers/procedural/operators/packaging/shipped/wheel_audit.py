@@ -39,10 +39,10 @@ def audit(path: str | pathlib.Path) -> list[str]:
     tag = "-".join(found.group(4, 5, 6))
     with zipfile.ZipFile(path) as wheel:
         files = {i.filename: wheel.read(i) for i in wheel.infolist() if not i.is_dir()}
-    infos = {n.split("/", 1)[0] for n in files if n.split("/", 1)[0].endswith(".dist-info")}
-    if len(infos) != 1 or normal(infos.pop()) != normal(name + "-" + version + ".dist-info"):
+    infos = sorted({n.split("/", 1)[0] for n in files if n.split("/", 1)[0].endswith(".dist-info")})
+    if len(infos) != 1 or normal(infos[0]) != normal(name + "-" + version + ".dist-info"):
         return ["dist-info-mismatch"]
-    info = [n.split("/", 1)[0] for n in files if n.split("/", 1)[0].endswith(".dist-info")][0]
+    info = infos[0]
     problems: list[str] = []
     fields = email.parser.Parser().parsestr(files.get(info + "/METADATA", b"").decode("utf-8", "replace"))
     if normal(fields.get("Name", "")) != normal(name):
@@ -54,10 +54,7 @@ def audit(path: str | pathlib.Path) -> list[str]:
         problems.append("wheel-tag")
     record = info + "/RECORD"
     rows = list(csv.reader(io.StringIO(files.get(record, b"").decode("utf-8", "replace"))))
-    listed: dict[str, list[str]] = {}
-    for row in rows:
-        if row:
-            listed[row[0]] = row
+    listed = {row[0]: row for row in rows if row}
     for name_ in sorted(set(files) - set(listed)):
         problems.append("record-missing " + name_)
     for name_ in sorted(set(listed) - set(files)):
