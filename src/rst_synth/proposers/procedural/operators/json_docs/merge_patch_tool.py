@@ -12,7 +12,6 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.json_docs.merge_patch import new_version, reference
 from rst_synth.proposers.procedural.operators.json_docs.shipped import merge_patch_tool
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of, tool_path
 from rst_synth.proposers.procedural.shipping import render, write_tool
@@ -77,7 +76,7 @@ class JsonMergePatchTool(Operator):
             f"{q(tool)} diff {q(artifact.path)} {q(planted)} > {q(patch)}"
         )
         params = {"SRC": artifact.path, "NEW": planted, "PATCH": patch, "TOOL": tool, "SEED": seed}
-        tests = render(testkit, ["run_tool"]) + "\n\n" + render(merge_patch_tool, TESTS, tag=ctx.tag, **params)
+        tests = render(merge_patch_tool, TESTS, tag=ctx.tag, **params)
         instruction = (
             f"Next, upstream sent a new version of `{artifact.path}`: `{planted}`. Write a JSON merge patch tool "
             f"(RFC 7386), `{tool}` (an executable file with a `#!` line), with two commands. `{tool} apply DOC "

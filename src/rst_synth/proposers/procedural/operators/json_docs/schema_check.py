@@ -8,7 +8,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
 from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
@@ -57,7 +56,7 @@ class JsonSchemaCheck(Operator):
             f"{write}\n"
             f"{q(tool)} {q(schema)} {q(artifact.path)}"
         )
-        tests = render(testkit, ["run_tool"]) + "\n\n" + render(schema_check, TESTS, tag=ctx.tag, **params)
+        tests = render(schema_check, TESTS, tag=ctx.tag, **params)
         instruction = (
             f"Next, write down the contract of `{artifact.path}` as a JSON Schema and a validator for it. The "
             f"schema, `{schema}`, is the one the document implies, by these rules: a value's type is `null`, "

@@ -12,7 +12,6 @@ from types import ModuleType
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     fresh_path,
     inside_git,
@@ -69,7 +68,7 @@ cat > {q(tool)} <<'PY'
 chmod 0755 {q(tool)}
 {q(tool)} {q(artifact.path)} {gap} > {q(out)}"""
         keep = ["test_sessions_of_the_log", "test_tool_on_fresh_logs", "test_tool_rejects_bad_arguments"]
-        tests = on_hits(access_sessions, keep, params, ctx.tag) + "\n\n" + render(testkit, ["run_tool"])
+        tests = on_hits(access_sessions, keep, params, ctx.tag)
         instruction = " ".join(
             f"""Next, find the client sessions in the access log `{artifact.path}`. Write a command-line tool
             `{tool}` (an executable file with a `#!` line): `{tool} LOG GAP` (GAP a whole number of minutes >= 1)

@@ -6,7 +6,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import MAX_TEXT_BYTES
@@ -100,7 +99,6 @@ chmod 0755 {q(tool)}
             EDGE_VALUES=EDGE_VALUES,
             SEED=ctx.rng.randrange(10**6),
         )
-        tests += "\n\n" + render(testkit, ["run_tool"])
         instruction = (
             f"Next, write a reusable command-line tool `{tool}` (an executable file with a `#!` line): "
             f"`{tool} LOG GROUP VALUE` reads LOG, a UTF-8 JSON Lines file (one JSON object per line), and prints "

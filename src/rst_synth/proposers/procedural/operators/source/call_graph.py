@@ -10,7 +10,6 @@ import re
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, output_dir, q, register
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.source.shipped import call_graph
 from rst_synth.proposers.procedural.shipping import render, write_tool
@@ -57,7 +56,7 @@ class PythonCallGraph(Operator):
 {q(tool)} {q(artifact.path)} > {q(out)}"""
         params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "SEED": seed}
         names = ["test_call_graph_of_the_module", "test_tool_on_fresh_modules", "test_tool_rejects_bad_arguments"]
-        tests = render(call_graph, names, tag=ctx.tag, **params) + "\n\n" + render(testkit, ["run_tool"])
+        tests = render(call_graph, names, tag=ctx.tag, **params)
         instruction = " ".join(
             f"""Next, write a command-line tool `{tool}` (an executable Python 3 script with a `#!` line) that
             reports the call graph of a Python module, then run it on `{artifact.path}` and save its standard

@@ -7,7 +7,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
     contract_shape,
@@ -63,7 +62,6 @@ chmod 0755 {q(tool)}
             EDGE_VALUES=EDGE_VALUES,
             SEED=ctx.rng.randrange(10**6),
         )
-        tests += "\n\n" + render(testkit, ["run_tool"])
         instruction = (
             f"Next, write a reusable command-line tool `{tool}` (an executable file with a `#!` line) with this "
             f"contract. `{tool} INPUT` reads the comma-separated file INPUT, whose header row has (among any "

@@ -10,7 +10,6 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import contacts
 from rst_synth.proposers.procedural.shipping import render, write_tool
@@ -65,7 +64,7 @@ class TextContactIndex(Operator):
 {q(tool)} {" ".join(q(f) for f in files)} > {q(out)}"""
         params = {"TOOL": tool, "FILES": files, "OUT": out, "SEED": seed}
         names = ["test_contacts_of_the_corpus", "test_tool_on_fresh_corpora", "test_tool_rejects_unreadable_files"]
-        tests = render(contacts, names, tag=ctx.tag, **params) + "\n\n" + render(testkit, ["run_tool"])
+        tests = render(contacts, names, tag=ctx.tag, **params)
         listing = ", ".join(f"`{f}`" for f in files)
         instruction = " ".join(
             f"""Next, index the contacts mentioned in the notes {listing}. Write a command-line tool `{tool}` (an

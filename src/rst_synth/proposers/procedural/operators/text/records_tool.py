@@ -10,7 +10,6 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use, column_roles
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.text import complete_sample
 from rst_synth.proposers.procedural.operators.kit.workflow import DECIMAL, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import records_top
@@ -74,7 +73,7 @@ class TextRecordsTool(Operator):
         params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "KEY": key, "VALUE": value, "TOP": TOP}
         names = ["test_top_of_the_artifact", "test_tool_on_fresh_inputs", "test_tool_edge_cases"]
         seed = ctx.rng.randrange(10**6)
-        tests = render(records_top, names, tag=ctx.tag, **params, SEED=seed) + "\n\n" + render(testkit, ["run_tool"])
+        tests = render(records_top, names, tag=ctx.tag, **params, SEED=seed)
         instruction = (
             f"Next, write a reusable tool `{tool}` (an executable file with a `#!` line) for whitespace-separated "
             f"records like those of `{artifact.path}`. `{tool} N [FILE]` reads FILE, or standard input when FILE "

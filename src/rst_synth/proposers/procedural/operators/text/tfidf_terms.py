@@ -9,7 +9,6 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.kit import testkit
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log
 from rst_synth.proposers.procedural.operators.schedule.crontab import schedule_entries
@@ -86,7 +85,7 @@ class TextTfidfTerms(Operator):
 {q(tool)} {top} {" ".join(q(f) for f in files)} > {q(out)}"""
         params = {"TOOL": tool, "FILES": files, "OUT": out, "TOP": top, "SEED": seed}
         names = ["test_terms_of_the_folder", "test_tool_on_fresh_texts", "test_tool_rejects_bad_arguments"]
-        tests = render(tfidf, names, tag=ctx.tag, **params) + "\n\n" + render(testkit, ["run_tool"])
+        tests = render(tfidf, names, tag=ctx.tag, **params)
         listing = ", ".join(f"`{f}`" for f in files)
         instruction = " ".join(
             f"""Next, find the distinctive terms of the texts {listing}. Write a command-line tool `{tool}` (an
