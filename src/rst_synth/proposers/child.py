@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
@@ -63,24 +64,35 @@ def step_test_module(tag: str) -> str:
     return f"{TaskPaths.TESTS_DIR}/test_step_{tag}.py"
 
 
-def assemble_child(parent: Task, extension: Extension, *, proposer: str) -> Task:
-    """The parent extended: solution, tests, instruction, image and task.toml realigned."""
+Compose = Callable[[str, list[NewStep]], tuple[str, list[tuple[int, int]]]]
+"""How a proposer writes a child's instruction: from the parent's and the new steps, the whole text and each
+step's (first, last) line in it, 1-based."""
+
+
+def assemble_child(parent: Task, extension: Extension, *, proposer: str, compose: Compose | None = None) -> Task:
+    """The parent extended: solution, tests, instruction, image and task.toml realigned. The instruction is
+    the parent's with each step's paragraph appended, or what `compose` writes."""
     child = parent.model_copy(deep=True)
     child.source_dir = None
     solve = without_trailing_exit(parent.solve_sh)
     instruction = parent.instruction.rstrip("\n") + "\n"
+    spans: list[tuple[int, int]] = []
+    if compose is not None:
+        instruction, spans = compose(parent.instruction, extension.steps)
     records = []
-    for step in extension.steps:
+    for index, step in enumerate(extension.steps):
         consumes = ", ".join(step.consumes) or "the parent's outputs"
         solve += f"\n# --- step {step.tag}: {step.name}, building on {consumes} ---\n"
         code = step.solution.strip("\n") + "\n"
         first = solve.count("\n") + 1
         solve += code
         solution_lines = (first, solve.count("\n"))
-        instruction += "\n"
-        first = instruction.count("\n") + 1
-        instruction += step.instruction.strip("\n") + "\n"
-        instruction_lines = (first, instruction.count("\n"))
+        if compose is None:
+            instruction += "\n"
+            first = instruction.count("\n") + 1
+            instruction += step.instruction.strip("\n") + "\n"
+            spans.append((first, instruction.count("\n")))
+        instruction_lines = spans[index]
         child.set_text(step.test_path, step.test_module.rstrip("\n") + "\n")
         records.append(
             StepRecord(
@@ -182,6 +194,7 @@ def _realign_config(child: Task, parent: Task, extension: Extension, records: li
                 steps=names,
                 added=records,
                 history=history,
+                scenario=lineage.scenario,
             ),
             "metrics": None,
         }

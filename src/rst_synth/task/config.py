@@ -86,6 +86,8 @@ class Lineage(_Section):
     """Where each added step sits in the task's files (empty for seeds and older tasks)."""
     history: list[HistoryStep] = Field(default_factory=list)
     """Every step since the seed, this task's own added steps last (empty for seeds and older tasks)."""
+    scenario: str | None = None
+    """The job the lineage serves (the procedural proposer's scenarios), taken by its first child and kept."""
 
 
 class Figures(BaseModel):

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import used_modules
 from rst_synth.task import HistoryStep
 
@@ -102,8 +103,8 @@ class Operator:
     tools: tuple[str, ...] = ()
     """Tools the step runs; when the image lacks one, `apt_packages` must install it."""
     bookkeeping: bool = False
-    """Checksums, archives, listings, counts: at most one step in five of a lineage, never two in a row,
-    and no later step builds on what it produces."""
+    """Checksums, archives, listings, counts: at most one step of a lineage, never a round's first (so never
+    its only one), and no later step builds on what it produces (meaning.py)."""
     final: bool = False
     """A summary or a format conversion of a domain file: an end result, so no later step builds on what
     it produces (statistics of statistics, a count of a conversion add length, not work)."""
@@ -117,6 +118,12 @@ class Operator:
     which the parent's tests may require unchanged."""
     weight: float = 1.0
     """Base weight in the draw; workflow operators that need reasoning weigh more than one-command ones."""
+    converts: bool = False
+    """A format conversion (CSV to JSON, a table to CSV): never of what a conversion wrote, nor of a file the
+    lineage has converted already (meaning.py)."""
+    purpose: Purpose = Purpose.REPORT
+    """What its deliverable is for: a lineage's scenario has room for some purposes only, and the instruction
+    groups the deliverables by it (scenarios.py, document.py)."""
 
     def input_of(self, artifact: Artifact) -> str:
         """What the step consumes, for the rule "no (operator, input) pair twice in a lineage"."""

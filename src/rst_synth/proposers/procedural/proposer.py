@@ -13,10 +13,13 @@ from rst_synth.proposers.base import Proposal, ProposalError
 from rst_synth.proposers.child import Extension, NewStep, assemble_child
 from rst_synth.proposers.columns import Role, words
 from rst_synth.proposers.discovery import Discover, Discovery, DiscoveryCache
+from rst_synth.proposers.procedural.document import Part, compose
 from rst_synth.proposers.procedural.library import OPERATORS, bookkeeping_operators, final_operators
+from rst_synth.proposers.procedural.meaning import Lineage, allowed
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns
 from rst_synth.proposers.procedural.operators.kit.workflow import work_root
+from rst_synth.proposers.procedural.scenarios import BY_NAME, Scenario, scenario_for
 from rst_synth.proposers.procedural.verify import output_checks
 from rst_synth.task import HistoryStep, StepRecord, Task
 from rst_synth.validator import Reason, ValidationReport
@@ -94,7 +97,9 @@ class ProceduralProposer:
         round_ = (lineage.round if lineage else 0) + 1
         count = rng.randint(self.config.min_steps, max(self.config.min_steps, self.config.max_steps))
         history = _lineage_history(parent)
-        steps = self._choose(found, rng, count, exclude, round_, history)
+        started = lineage is not None and lineage.scenario is not None
+        scenario = lineage_scenario(parent, found)
+        steps = self._choose(found, rng, count, exclude, round_, history, scenario)
         if not steps:
             raise ProposalError(Reason.NO_APPLICABLE_OPERATOR, f"no operator applies to the artifacts of {parent.name}")
         tags = [f"r{round_}s{k}" for k in range(1, len(steps) + 1)]
@@ -103,7 +108,15 @@ class ProceduralProposer:
             packages=sorted({p for s in steps for p in s.apt_packages}),
             dockerfile_append="".join(s.dockerfile.strip("\n") + "\n" for s in steps if s.dockerfile.strip()),
         )
-        child = assemble_child(parent, extension, proposer=NAME)
+        purposes = {tag: OPERATORS[s.operator].purpose for s, tag in zip(steps, tags, strict=True)}
+
+        def write(instruction: str, added: list[NewStep]) -> tuple[str, list[tuple[int, int]]]:
+            parts = [Part(purposes[s.tag], s.instruction) for s in added]
+            return compose(instruction, scenario, parts, started=started)
+
+        child = assemble_child(parent, extension, proposer=NAME, compose=write)
+        assert child.config.metadata.lineage is not None  # assemble_child writes one
+        child.config.metadata.lineage.scenario = scenario.name
         return Proposal(task=child, steps=[s.operator for s in steps], seed=seed)
 
     def _choose(
@@ -114,6 +127,7 @@ class ProceduralProposer:
         exclude: set[str],
         round_: int,
         history: list[HistoryStep],
+        scenario: Scenario,
     ) -> list[Step]:
         operators = [op for op in self.operators() if op.name not in exclude]
         available = domain_artifacts(found.artifacts, history)
@@ -122,8 +136,9 @@ class ProceduralProposer:
         steps: list[Step] = []
         used = _used_inputs(history, found)
         root = work_root(found) + "/"  # bookkeeping of /etc/group or a home's dotfiles is no result at all
+        lineage = Lineage(history=history, scenario=scenario, first_of_round=True)
         for k in range(1, count + 1):
-            flags = [h.bookkeeping for h in history]
+            lineage.first_of_round = k == 1
             done = {h.name for h in history}
             # The same operator on its own output (a quarantine of the accepted rows of a quarantine) is
             # the earlier step again under a new file name.
@@ -135,8 +150,9 @@ class ProceduralProposer:
                 if (op.name, op.input_of(art)) not in used
                 and made_by.get(art.path) != op.name
                 and not (op.once and op.name in done)
-                and (not op.bookkeeping or (bookkeeping_allowed(flags) and art.path.startswith(root)))
+                and (not op.bookkeeping or art.path.startswith(root))
                 and op.can_use(art, found)
+                and allowed(op, art, lineage)
             ]
             if steps and steps[-1].produces and rng.random() < self.config.chain_bias:
                 fresh = {a.path for a in steps[-1].produces}
@@ -175,14 +191,6 @@ def _draw(
     best = [max(op.fit(art, found) for op, art in by_operator[name]) for name in names]
     pairs = by_operator[rng.choices(names, weights=best)[0]]
     return rng.choices(pairs, weights=[op.fit(art, found) for op, art in pairs])[0]
-
-
-def bookkeeping_allowed(flags: list[bool]) -> bool:
-    """Whether a bookkeeping step may come next in a lineage whose steps so far are `flags`
-    (True: bookkeeping): at most one step in five, and never two in a row."""
-    if flags and flags[-1]:
-        return False
-    return (sum(flags) + 1) * 5 <= len(flags) + 1
 
 
 _CHECKSUM_LINE = re.compile(
@@ -252,6 +260,16 @@ def _used_inputs(history: list[HistoryStep], found: Discovery) -> set[tuple[str,
             if h.name in OPERATORS and path in by_path:
                 used.add((h.name, OPERATORS[h.name].input_of(by_path[path])))
     return used
+
+
+def lineage_scenario(parent: Task, found: Discovery) -> Scenario:
+    """The scenario the parent's lineage serves: the one its first child took, else one for the seed's domain
+    (the kinds of the parent's artifacts), drawn by the lineage's root."""
+    lineage = parent.config.metadata.lineage
+    if lineage is not None and lineage.scenario in BY_NAME:
+        return BY_NAME[lineage.scenario]
+    root = lineage.root if lineage is not None and lineage.root else parent.name
+    return scenario_for((a.kind for a in found.artifacts), root)
 
 
 def draw_key(parent: Task) -> str:

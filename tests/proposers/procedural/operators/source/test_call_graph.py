@@ -16,6 +16,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
 from rst_synth.proposers.procedural.operator import OPERATORS, Step, StepContext
 from rst_synth.proposers.procedural.operators.source.shipped import call_graph as shipped
+from rst_synth.proposers.procedural.scenarios import BY_NAME
 from rst_synth.task import HistoryStep
 from tests.proposers.local_step import LocalStep
 from tests.support.operators import assert_accepted, extend_with, parent_task
@@ -80,10 +81,10 @@ def test_once_per_lineage() -> None:
     other = artifact(TEXTSTATS, "/app/other/textstats2.py")
     found = discovery(artifact(), other)
     proposer = ProceduralProposer(discovery=None, config=ProceduralConfig(operators=[OP.name]))  # type: ignore[arg-type]
-    steps = proposer._choose(found, random.Random(1), 3, set(), 1, [])
+    steps = proposer._choose(found, random.Random(1), 3, set(), 1, [], BY_NAME["code-health"])
     assert [s.operator for s in steps] == [OP.name]  # two modules, one step
     earlier = [HistoryStep(name=OP.name, consumes=[other.path])]
-    assert proposer._choose(found, random.Random(1), 3, set(), 2, earlier) == []
+    assert proposer._choose(found, random.Random(1), 3, set(), 2, earlier, BY_NAME["code-health"]) == []
 
 
 def test_graph_rules() -> None:
