@@ -16,6 +16,7 @@ nothing.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,6 +44,9 @@ class Role(StrEnum):
     """Free text: notes, messages, descriptions."""
     LIST = "list"
     """Several short names in one cell (`reports;vpn`): split before counting, never a group as it stands."""
+    CHANGE = "change"
+    """A signed change (a stock movement, a delta): its sum is the net change; its mean, extremes or rows above
+    the mean mean nothing to anyone."""
 
 
 class Use(StrEnum):
@@ -59,12 +63,33 @@ class Use(StrEnum):
 
 
 ROLES_FOR: dict[Use, frozenset[Role]] = {
-    Use.SUM: frozenset({Role.ADDITIVE}),
+    Use.SUM: frozenset({Role.ADDITIVE, Role.CHANGE}),
     Use.STATS: frozenset({Role.ADDITIVE, Role.INTENSIVE}),
     Use.GROUP: frozenset({Role.CATEGORY, Role.CODE, Role.FLAG}),
     Use.KEY: frozenset({Role.IDENTIFIER, Role.CATEGORY, Role.CODE}),
 }
 """The roles each use takes; `Column.fits` adds the conditions on the values."""
+
+
+MIN_ROWS_FOR_STATS = 6
+"""A mean, an extreme or a comparison with the mean over fewer rows (three warehouse totals) says nothing."""
+
+
+class Unfit(StrEnum):
+    """Why a use of a column computes nothing that means something (`Column.unfit`)."""
+
+    ROLE = "role"
+    """The column's role takes no part in this arithmetic (a sum of row numbers, a mean of codes)."""
+    CONSTANT = "constant"
+    """One value on every row."""
+    FEW_ROWS = "few_rows"
+    """Statistics over fewer than MIN_ROWS_FOR_STATS rows."""
+    ONE_GROUP_PER_ROW = "one_group_per_row"
+    """Groups by a value that hardly repeats: a summary's key."""
+    SINGLE_ROW_GROUPS = "single_row_groups"
+    """Most groups are one row each (a per-name top 2 where almost every name is one row)."""
+    NOT_UNIQUE = "not_unique"
+    """A lookup key that is not unique per row."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +100,8 @@ class Column:
     role: Role
     distinct: int
     rows: int
+    single: int = 0
+    """How many of its values occur on one row only."""
 
     @property
     def constant(self) -> bool:
@@ -83,16 +110,27 @@ class Column:
 
     def fits(self, use: Use) -> bool:
         """Whether `use` of this column computes something that means something."""
-        if self.role not in ROLES_FOR[use] or self.constant:
-            return False
+        return self.unfit(use) is None
+
+    def unfit(self, use: Use) -> Unfit | None:
+        """Why `use` of this column would compute nothing that means something, or None."""
+        if self.role not in ROLES_FOR[use]:
+            return Unfit.ROLE
+        if self.constant:
+            return Unfit.CONSTANT
         if use is Use.GROUP:  # groups that repeat, and not one group per row (a summary's key)
-            return 2 <= self.distinct <= max(2, (2 * self.rows) // 3)
-        if use is Use.KEY:
-            return self.distinct == self.rows
-        return True
+            if not 2 <= self.distinct <= max(2, (2 * self.rows) // 3):
+                return Unfit.ONE_GROUP_PER_ROW
+            if 2 * self.single > self.distinct:
+                return Unfit.SINGLE_ROW_GROUPS
+        if use is Use.STATS and self.rows < MIN_ROWS_FOR_STATS:
+            return Unfit.FEW_ROWS
+        if use is Use.KEY and self.distinct != self.rows:
+            return Unfit.NOT_UNIQUE
+        return None
 
     def to_json(self) -> dict[str, Any]:
-        return {"role": self.role.value, "distinct": self.distinct, "rows": self.rows}
+        return {"role": self.role.value, "distinct": self.distinct, "rows": self.rows, "single": self.single}
 
 
 _DECIMAL = re.compile(r"[-+]?\d+(\.\d+)?")
@@ -118,6 +156,8 @@ INTENSIVE_WORDS = frozenset(
     "scores rating ratings temp temperature celsius fahrenheit latency speed velocity density probability prob factor "
     "age utilization util load efficiency margin min max minimum maximum running cumulative cum unit level".split()
 )
+CHANGE_WORDS = frozenset("delta deltas change diff difference adjustment adj movement move moves net variance".split())
+"""With values of both signs: a change, not a level or a quantity."""
 TIME_WORDS = frozenset("date time timestamp ts datetime epoch created updated modified".split())
 ADDITIVE_WORDS = frozenset(
     "amount amounts total totals sum n qty quantity quantities count counts units sold sales revenue cost costs spend "
@@ -184,6 +224,8 @@ def role_of(name: str, values: Sequence[str]) -> Role:
         return Role.IDENTIFIER if unique and named is Role.IDENTIFIER else Role.CODE
     if binary:
         return Role.FLAG
+    if set(words(name)) & CHANGE_WORDS and {v.startswith("-") for v in filled} == {True, False}:
+        return Role.CHANGE
     if named in (Role.INTENSIVE, Role.ADDITIVE):
         return named
     if any(len(v) > 1 and v.startswith("0") and "." not in v for v in filled):
@@ -219,8 +261,10 @@ def column_roles(header: Sequence[str], rows: Iterable[Sequence[str]]) -> dict[s
     columns = {}
     for i, name in enumerate(header):
         values = [r[i] if i < len(r) else "" for r in body]
-        filled = {v.strip() for v in values if v.strip()}
-        columns[name] = Column(name=name, role=role_of(name, values), distinct=len(filled), rows=len(body))
+        counts = Counter(v.strip() for v in values if v.strip())
+        single = sum(1 for n in counts.values() if n == 1)
+        role = role_of(name, values)
+        columns[name] = Column(name=name, role=role, distinct=len(counts), rows=len(body), single=single)
     return columns
 
 
@@ -235,7 +279,11 @@ def columns_from(data: Mapping[str, Any] | None) -> dict[str, Column]:
     for name, value in (data or {}).items():
         try:
             out[name] = Column(
-                name=name, role=Role(value["role"]), distinct=int(value["distinct"]), rows=int(value["rows"])
+                name=name,
+                role=Role(value["role"]),
+                distinct=int(value["distinct"]),
+                rows=int(value["rows"]),
+                single=int(value.get("single", 0)),
             )
         except (KeyError, TypeError, ValueError):
             continue
@@ -250,6 +298,6 @@ def fitting(columns: Mapping[str, Column], use: Use) -> list[str]:
 def is_summary(columns: Mapping[str, Column]) -> bool:
     """A result of grouping, not data: one row per key (no column groups) with a measure beside it. It is
     an end result: not a new batch, a feed's format or a source to group again."""
-    measures = [c for c in columns.values() if c.role in (Role.ADDITIVE, Role.INTENSIVE)]
+    measures = [c for c in columns.values() if c.role in (Role.ADDITIVE, Role.INTENSIVE, Role.CHANGE)]
     keyed = any(c.fits(Use.KEY) and c.role in (Role.CATEGORY, Role.IDENTIFIER, Role.CODE) for c in columns.values())
     return bool(measures) and keyed and not fitting(columns, Use.GROUP)

@@ -18,6 +18,7 @@ from rst_synth.proposers.procedural.library import OPERATORS, bookkeeping_operat
 from rst_synth.proposers.procedural.meaning import Lineage, allowed
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns
+from rst_synth.proposers.procedural.operators.kit.text import CHECKSUM_LINE
 from rst_synth.proposers.procedural.operators.kit.workflow import work_root
 from rst_synth.proposers.procedural.scenarios import BY_NAME, Scenario, scenario_for
 from rst_synth.proposers.procedural.verify import output_checks
@@ -193,19 +194,12 @@ def _draw(
     return rng.choices(pairs, weights=[op.fit(art, found) for op, art in pairs])[0]
 
 
-_CHECKSUM_LINE = re.compile(
-    r"^([0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}) [ *].+$"  # sha256sum and friends
-    r"|^.+: (OK|FAILED)$"  # sha256sum -c
-    r"|^/\S+ \S+:\S+ [0-7]{4}$"  # a permissions audit
-)
-
-
 def looks_bookkeeping(artifact: Artifact) -> bool:
     """Archives and checksum lists, whoever made them: listing or hashing them again is no work."""
     if artifact.kind is Kind.ARCHIVE:
         return True
     lines = [line for line in artifact.sample.splitlines() if line.strip()]
-    return artifact.kind is Kind.TEXT and bool(lines) and all(_CHECKSUM_LINE.match(line) for line in lines)
+    return artifact.kind is Kind.TEXT and bool(lines) and all(CHECKSUM_LINE.match(line) for line in lines)
 
 
 _REPORT_WORDS = frozenset({"reason", "reasons", "error", "errors", "problem", "issue", "violation", "rule"})
@@ -219,7 +213,7 @@ def looks_report(artifact: Artifact) -> bool:
     columns = csv_columns(artifact)
     numbered = any(c.role is Role.ROW_NUMBER for c in columns.values())
     explained = any(set(words(name)) & _REPORT_WORDS for name in columns)
-    measured = any(c.role in (Role.ADDITIVE, Role.INTENSIVE) for c in columns.values())
+    measured = any(c.role in (Role.ADDITIVE, Role.INTENSIVE, Role.CHANGE) for c in columns.values())
     return numbered and explained and not measured
 
 
@@ -263,13 +257,13 @@ def _used_inputs(history: list[HistoryStep], found: Discovery) -> set[tuple[str,
 
 
 def lineage_scenario(parent: Task, found: Discovery) -> Scenario:
-    """The scenario the parent's lineage serves: the one its first child took, else one for the seed's domain
-    (the kinds of the parent's artifacts), drawn by the lineage's root."""
+    """The scenario the parent's lineage serves: the one its first child took, else the one the seed's
+    instruction and artifacts speak of (drawn by the lineage's root among equals)."""
     lineage = parent.config.metadata.lineage
     if lineage is not None and lineage.scenario in BY_NAME:
         return BY_NAME[lineage.scenario]
     root = lineage.root if lineage is not None and lineage.root else parent.name
-    return scenario_for((a.kind for a in found.artifacts), root)
+    return scenario_for((a.kind for a in found.artifacts), parent.instruction, root)
 
 
 def draw_key(parent: Task) -> str:

@@ -6,6 +6,7 @@ its seed's artifacts, and keeps it: every later step must serve it, and the inst
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -65,6 +66,8 @@ class Scenario:
     """The seed artifacts' kinds this job fits."""
     purposes: frozenset[Purpose] = EVERY_PURPOSE
     """The kinds of deliverable the job has room for."""
+    words: frozenset[str] = frozenset()
+    """Words of a seed's instruction that say the seed is about this job."""
 
     def opening(self) -> str:
         """The instruction's first paragraph."""
@@ -90,6 +93,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "Auditors will ask how every figure was obtained, so each must follow from the files here by stated rules.",
         _DATA,
         _NO_SERVICE - {Purpose.RELEASE},
+        words=frozenset("sales finance revenue invoice invoices orders quarter payments dollars region".split()),
     ),
     Scenario(
         "inventory-audit",
@@ -100,6 +104,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "The count's results go to management, so a wrong total or a silently dropped row is a real problem.",
         _DATA,
         _NO_SERVICE - {Purpose.RELEASE},
+        words=frozenset("inventory stock warehouse warehouses products cost cents count".split()),
     ),
     Scenario(
         "data-migration",
@@ -110,6 +115,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "The old system is switched off after the move, so whatever the migration drops is gone.",
         _DATA | frozenset({Kind.CONFIG}),
         EVERY_PURPOSE - {Purpose.RELEASE},
+        words=frozenset("migrate migration api export import json pages records flatten".split()),
     ),
     Scenario(
         "incident-review",
@@ -120,6 +126,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "The review decides what gets fixed first, so its numbers must be right and reproducible.",
         _LOGS | frozenset({Kind.CSV, Kind.JSON}),
         _NO_SERVICE - {Purpose.RELEASE},
+        words=frozenset("log logs access incident errors outage status requests server".split()),
     ),
     Scenario(
         "crm-import",
@@ -130,6 +137,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "Duplicate or malformed records would reach customers, so every rule below is strict.",
         _LOGS | frozenset({Kind.CSV}),
         _NO_SERVICE - {Purpose.RELEASE},
+        words=frozenset("email emails contact contacts notes support tickets crm phone".split()),
     ),
     Scenario(
         "release",
@@ -141,6 +149,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "real problem.",
         _CODE | frozenset({Kind.GIT, Kind.CONFIG}),
         EVERY_PURPOSE - {Purpose.SERVE},
+        words=frozenset("release tag version changelog package wheel build ship install".split()),
     ),
     Scenario(
         "code-health",
@@ -151,6 +160,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "The review decides where the next quarter's effort goes, so its findings must be exact.",
         _CODE | frozenset({Kind.GIT, Kind.SHELL_SCRIPT}),
         EVERY_PURPOSE - {Purpose.SERVE},
+        words=frozenset("makefile sources compile bug fix tests function functions".split()),
     ),
     Scenario(
         "config-rollout",
@@ -160,6 +170,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "validated and applied, with tools that check a host before and after",
         "A bad setting takes a service down on every host at once, so every rule below is checked.",
         frozenset({Kind.CONFIG, Kind.JSON, Kind.TEXT}),
+        words=frozenset("config configuration ini toml settings defaults overrides service".split()),
     ),
     Scenario(
         "service-handover",
@@ -169,6 +180,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "depend on it and described by figures it can check at any time",
         "The service runs unattended at night, so it must come back on its own and answer exactly as stated.",
         frozenset({Kind.PYTHON_SOURCE, Kind.EXECUTABLE, Kind.CSV, Kind.TEXT}),
+        words=frozenset("service daemon http port listens endpoint dashboard started running".split()),
     ),
     Scenario(
         "backup-audit",
@@ -179,18 +191,26 @@ SCENARIOS: tuple[Scenario, ...] = (
         "The audit fails on any file that cannot be accounted for, so every listing below is exact.",
         frozenset({Kind.TEXT, Kind.CSV, Kind.ARCHIVE, Kind.SHELL_SCRIPT, Kind.CONFIG}),
         _NO_SERVICE - {Purpose.RELEASE},
+        words=frozenset(
+            "backup backups cron schedule permissions users groups checksum manifest archive onboarding".split()
+        ),
     ),
 )
 
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 
 
-def scenario_for(kinds: Iterable[Kind], key: str) -> Scenario:
-    """The scenario a lineage whose seed has artifacts of `kinds` takes: one that fits most of those kinds,
-    drawn by `key` (the lineage's root) so that a lineage's scenario is stable and seeds spread over the
-    scenarios of their domain."""
+def scenario_for(kinds: Iterable[Kind], instruction: str, key: str) -> Scenario:
+    """The scenario a lineage takes, from its seed: the one whose words the seed's instruction uses most (each
+    word counts twice) and whose kinds its artifacts have, drawn by `key` (the lineage's root) among equals,
+    so that a lineage's scenario is stable."""
     present = set(kinds)
-    best = max(len(s.kinds & present) for s in SCENARIOS)
-    fitting = [s for s in SCENARIOS if len(s.kinds & present) == best] if best else list(SCENARIOS)
+    said = set(re.findall(r"[a-z]+", instruction.lower()))
+
+    def score(scenario: Scenario) -> int:
+        return 2 * len(scenario.words & said) + len(scenario.kinds & present)
+
+    best = max(map(score, SCENARIOS))
+    fitting = [s for s in SCENARIOS if score(s) == best]
     digest = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16)
     return fitting[digest % len(fitting)]

@@ -20,6 +20,7 @@ from rst_synth.proposers.procedural.operators.compiled.project import (
     private_libraries,
 )
 from rst_synth.proposers.procedural.operators.compiled.shipped import build_variants
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
 VARIANTS = {
@@ -42,6 +43,7 @@ class CBuildVariants(CompiledOperator):
     """Release, debug and sanitizer builds in their own folders, header dependencies and a `make check`."""
 
     name = "c-build-variants"
+    purpose = Purpose.RELEASE
     kinds = (Kind.EXECUTABLE,)
     tools = ("make", "gcc")
     weight = 3.0
@@ -156,7 +158,7 @@ def _instruction(project: CProject, folder: str) -> str:
     inputs = " ".join(project.inputs)
     default = f"`{inputs}`" if inputs else "empty"
     return (
-        f"Next, give `{project.name}` variant builds: write `{folder}/Makefile` (GNU make, `{project.compiler}`) that "
+        f"Give `{project.name}` variant builds: write `{folder}/Makefile` (GNU make, `{project.compiler}`) that "
         f"reaches the sources only through the relative path `{project.relative_sources(folder)}` (the folder "
         f"`{project.source_dir}`{uses}), so that copies of these folders at the same relative places build the same "
         f"way. `make BUILD=VARIANT` compiles every source of the folder ({sources}) to `out/VARIANT/obj/NAME.o` and "

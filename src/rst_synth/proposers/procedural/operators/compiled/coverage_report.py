@@ -14,6 +14,7 @@ from rst_synth.proposers.procedural.operator import Step, StepContext, q, regist
 from rst_synth.proposers.procedural.operators.compiled.project import CompiledOperator, c_project, private_libraries
 from rst_synth.proposers.procedural.operators.compiled.shipped import coverage
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 HEADER = ["source", "lines", "executed", "percent", "functions", "called"]
@@ -24,6 +25,7 @@ class CCoverageReport(CompiledOperator):
     """Line and function coverage of a program's sources over the task's runs, measured with gcov."""
 
     name = "c-coverage-report"
+    purpose = Purpose.REPORT
     kinds = (Kind.EXECUTABLE,)
     tools = ("gcc", "python3")
     weight = 3.0
@@ -58,7 +60,7 @@ class CCoverageReport(CompiledOperator):
         inputs = " and ".join(f"`{p}`" for p in project.inputs)
         flags = " ".join(filter(None, [project.std, *(f"-I{d}" for d in (project.source_dir, *project.include_dirs))]))
         instruction = (
-            f"Next, measure how much of `{project.name}`'s code the task's runs reach. In a scratch folder (leave "
+            f"Measure how much of `{project.name}`'s code the task's runs reach. In a scratch folder (leave "
             f"`{project.source_dir}` as it is), compile each of its sources ({', '.join(f'`{s}`' for s in sources)}) "
             f"with `{project.compiler} -O0 --coverage {flags}` and link them (`--coverage`"
             f"{', ' + ' '.join(project.libraries) if project.libraries else ''}) into a coverage build of the program. "

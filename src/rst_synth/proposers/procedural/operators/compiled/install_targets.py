@@ -10,6 +10,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.compiled.shipped import install_targets
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
@@ -53,6 +54,7 @@ class MakeInstallTargets(Operator):
     """`make install` / `make uninstall` with DESTDIR and PREFIX for a program the Makefile builds."""
 
     name = "make-install-targets"
+    purpose = Purpose.RELEASE
     changes_input = True
     kinds = (Kind.EXECUTABLE,)
     tools = ("make",)
@@ -94,7 +96,7 @@ MAKE"""
             STAGED_PREFIX=staged_prefix,
         )
         instruction = (
-            f"Next, give `{makefile.path}` an `install` and an `uninstall` target for `{program}`, the way "
+            f"Give `{makefile.path}` an `install` and an `uninstall` target for `{program}`, the way "
             f"packagers expect. `make install` builds `{program}` first when it is missing or out of date, then "
             f"copies it to `$(DESTDIR)$(PREFIX)/bin/{program}` with mode `0755`, creating the directory when "
             "needed; `PREFIX` defaults to `/usr/local`, `DESTDIR` to nothing, and both can be given on the "

@@ -24,6 +24,7 @@ from rst_synth.proposers.procedural.operators.compiled.project import (
 )
 from rst_synth.proposers.procedural.operators.compiled.shared_library import RUNPATH, program_details
 from rst_synth.proposers.procedural.operators.compiled.shipped import library_abi as shipped
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
 
@@ -46,6 +47,7 @@ class CLibraryAbi(CompiledOperator):
     """A version script that exports a split library's public API under one version node, as a new major."""
 
     name = "c-library-abi"
+    purpose = Purpose.RELEASE
     kinds = (Kind.LIBRARY,)
     tools = ("make", "gcc")
     weight = 3.0
@@ -170,7 +172,7 @@ def _instruction(project: CProject, library: Artifact, folder: str, lib: str, so
     sources = ", ".join(f"`{s}`" for s in project.sources)
     headers = [f"`{h}`" for h in project.headers] + [f"the headers under `{d}`" for d in project.include_dirs]
     return (
-        f"Next, give the library `{library.path}` a versioned ABI, in the new folder `{folder}` (leave the earlier "
+        f"Give the library `{library.path}` a versioned ABI, in the new folder `{folder}` (leave the earlier "
         f"folders as they are). Its public API is the set of functions that the objects of {sources} define "
         f"with external linkage (global `FUNC` symbols) and that a header of the project declares (the name "
         f"followed by `(` in {', '.join(headers) or 'a header'}); nothing else may be exported. Write the "

@@ -16,6 +16,7 @@ from rst_synth.proposers.procedural.operators.compiled.defect_modules_text impor
 from rst_synth.proposers.procedural.operators.compiled.project import CompiledOperator, c_project
 from rst_synth.proposers.procedural.operators.compiled.shipped import defect_checks
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, plant, planted_dir, work_root
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
 MODULES: tuple[Module, ...] = (*NUMERIC_MODULES, *TEXT_MODULES)
@@ -55,6 +56,7 @@ class CPlantedDefect(CompiledOperator):
     """Diagnose and fix a planted C module against its contract; build its driver and run it."""
 
     name = "c-planted-defect"
+    purpose = Purpose.REPAIR
     kinds = (Kind.EXECUTABLE,)
     tools = ("gcc", "make")
     weight = 3.0
@@ -102,7 +104,7 @@ mkdir -p {q(answers.rsplit("/", 1)[0])}
         )
         tests = render(module.python, ["reference", "queries"]) + "\n\n" + checks
         instruction = (
-            f"Next, a colleague has started `{name}`, a small C module for the `{project.name}` code base, in "
+            f"A colleague has started `{name}`, a small C module for the `{project.name}` code base, in "
             f"`{folder}`: `{folder}/{name}.h` declares it, `{source}` implements it, `{folder}/{name}_cli.c` is its "
             f"command-line driver and `{folder}/Makefile` builds the driver `{folder}/{cli}`. The contract: "
             f"{module.contract}. `{source}` has a defect: for some inputs it breaks this contract, or does something "

@@ -21,6 +21,7 @@ from rst_synth.proposers.procedural.operators.compiled.project import (
     private_libraries,
 )
 from rst_synth.proposers.procedural.operators.compiled.shipped import shared_library as shipped
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
 RUNPATH = "$ORIGIN/../lib"
@@ -37,6 +38,7 @@ class CSharedLibrary(CompiledOperator):
     """Split a program's code into a static and a shared library and relink the program against it."""
 
     name = "c-shared-library"
+    purpose = Purpose.RELEASE
     kinds = (Kind.EXECUTABLE,)
     tools = ("make", "gcc")
     weight = 3.0
@@ -178,7 +180,7 @@ def _instruction(project: CProject, folder: str, lib: str, soname: str, real: st
         else ""
     )
     return (
-        f"Next, split `{project.name}` into a library and a thin program, in the new folder `{folder}`; leave "
+        f"Split `{project.name}` into a library and a thin program, in the new folder `{folder}`; leave "
         f"`{project.source_dir}` and `{project.program}` as they are. Write `{folder}/Makefile` (GNU make, "
         f"`{project.compiler}`{std}) that reaches the sources only through the relative path "
         f"`{project.relative_sources(folder)}` (the folder `{project.source_dir}`{uses}), so that copies of these "

@@ -17,6 +17,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     tool_path,
     work_root,
 )
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 MAX_BYTES = 64 * 1024
@@ -32,6 +33,7 @@ class ConfigCheckTool(Operator):
     """A validator for configurations shaped like a TOML artifact, run on it and on a broken copy."""
 
     name = "config-check-tool"
+    purpose = Purpose.TOOL
     final = True  # its outputs are reports: in a later round a step on them would be statistics of a report
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
@@ -58,7 +60,7 @@ class ConfigCheckTool(Operator):
         tests = render(shipped, names, tag=ctx.tag, SCHEMA=schema, SEED=seed, **params)
         listing = "".join(f"{k} {t}\n" for k, t in schema.items())
         instruction = (
-            f"Next, write a validator for configurations shaped like `{artifact.path}`: a command-line tool "
+            f"Write a validator for configurations shaped like `{artifact.path}`: a command-line tool "
             f"`{tool}` (an executable file with a `#!` line). Its schema is every key path of `{artifact.path}` "
             "with the type of its value: a top-level key's path is its name, a key inside a table has the table's "
             "path, `.`, and its name (nested tables recurse; `[header]` tables, dotted keys and inline tables count "

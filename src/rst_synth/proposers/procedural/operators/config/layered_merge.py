@@ -29,6 +29,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     tool_path,
     work_root,
 )
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 ENVIRONMENTS = ("staging", "production", "qa", "dev", "canary")
@@ -157,6 +158,7 @@ class ConfigLayeredMerge(Operator):
     """Effective configurations per environment: base, overlay file and environment variables merged."""
 
     name = "config-layered-merge"
+    purpose = Purpose.TOOL
     kinds = (Kind.CONFIG, Kind.JSON)
     tools = ("python3",)
     weight = 3.0
@@ -207,7 +209,7 @@ class ConfigLayeredMerge(Operator):
             f"- `{env}`: overlay `{layer}`, variables `{ev}`, result `{out}`\n" for env, layer, ev, out in cases
         )
         instruction = (
-            f"Next, the configuration `{artifact.path}` is the base layer of a layered configuration. Write a "
+            f"The configuration `{artifact.path}` is the base layer of a layered configuration. Write a "
             f"command-line tool `{tool}` (an executable file with a `#!` line): `{tool} BASE OVERLAY [ENVFILE]` prints "
             "the effective configuration. BASE and OVERLAY are TOML files when their name ends in `.toml`, otherwise "
             "JSON objects; they hold tables, strings, integers, floats, booleans and arrays. The OVERLAY is merged "

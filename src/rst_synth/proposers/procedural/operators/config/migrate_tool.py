@@ -20,6 +20,7 @@ from rst_synth.proposers.procedural.operators.config.documents import (
 )
 from rst_synth.proposers.procedural.operators.config.shipped import migrate_tool as shipped
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, stem_of, tool_path, work_root
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 VERSION_KEYS = ("config_version", "schema_version")
@@ -142,6 +143,7 @@ class ConfigMigrateTool(Operator):
     """Migrate a configuration to its next schema version by a stated mapping, as a tool."""
 
     name = "config-migrate-tool"
+    purpose = Purpose.TOOL
     kinds = (Kind.CONFIG, Kind.JSON)
     tools = ("python3",)
     weight = 3.0
@@ -179,7 +181,7 @@ class ConfigMigrateTool(Operator):
             else f"the integer top-level key `{key}`"
         )
         instruction = (
-            f"Next, the configuration schema of `{artifact.path}` moves from version {rule['source']} to "
+            f"The configuration schema of `{artifact.path}` moves from version {rule['source']} to "
             f"{target}. Write a migration tool `{tool}` (an executable file with a `#!` line): `{tool} FILE` reads "
             "FILE (TOML when its name ends in `.toml`, otherwise a JSON object) and prints the migrated document in "
             f"the same format (layout and key order are up to you). The version is {version}. A document already at "

@@ -14,6 +14,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.config.shipped import ini_to_json, toml_to_json
 from rst_synth.proposers.procedural.operators.kit.text import complete_sample, data_artifact
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 
@@ -56,6 +57,8 @@ class ConfigToJson(Operator):
     """An INI or TOML configuration converted to JSON."""
 
     name = "config-to-json"
+    purpose = Purpose.PREPARE
+    converts = True
     final = True
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
@@ -72,13 +75,13 @@ class ConfigToJson(Operator):
         tests = render(shipped, ["test_config_as_json"], tag=ctx.tag, **params)
         if fmt == "toml":
             instruction = (
-                f"Next, convert the TOML file `{artifact.path}` to JSON in `{out}`: the whole document as one JSON "
+                f"Convert the TOML file `{artifact.path}` to JSON in `{out}`: the whole document as one JSON "
                 "object, with tables (including arrays of tables) as nested objects, arrays as arrays, and strings, "
                 "integers, floats and booleans as the corresponding JSON values."
             )
         else:
             instruction = (
-                f"Next, convert the INI file `{artifact.path}` to JSON in `{out}`: one JSON object whose keys are "
+                f"Convert the INI file `{artifact.path}` to JSON in `{out}`: one JSON object whose keys are "
                 "the section names (in any order) and whose values are objects mapping every option of that section "
                 "to its value as a JSON string, exactly as Python's `configparser.ConfigParser` with interpolation "
                 "disabled reads the file: option names lowercased, values stripped of surrounding whitespace, `%` "

@@ -9,6 +9,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.files.shipped import archive_manifest, file_manifests
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_BYTES = 1024 * 1024
@@ -42,6 +43,7 @@ class ArchiveManifest(Operator):
     """List the regular files of a tar or zip archive with their sizes."""
 
     name = "archive-manifest"
+    purpose = Purpose.RECORD
     bookkeeping = True
     weight = 0.3
     kinds = (Kind.ARCHIVE,)
@@ -62,7 +64,7 @@ class ArchiveManifest(Operator):
         tests = render(archive_manifest, ["test_archive_manifest"], tag=ctx.tag, **params)
         kind = "zip" if fmt == "zip" else "tar" if fmt == "tar" else "gzip-compressed tar"
         instruction = (
-            f"Next, list the contents of the {kind} archive `{artifact.path}` in `{out}`: a comma-separated file "
+            f"List the contents of the {kind} archive `{artifact.path}` in `{out}`: a comma-separated file "
             "with the header `path,size` and one row per regular file member (no directories or links), giving "
             "the member's path exactly as stored in the archive and its uncompressed size in bytes as a plain "
             "integer, rows sorted by path in code-point order (ties by size)."
@@ -81,6 +83,7 @@ class FileSha256Manifest(Operator):
     """A sha256sum-format manifest of a file and the files produced next to it."""
 
     name = "file-sha256-manifest"
+    purpose = Purpose.RECORD
     bookkeeping = True
     weight = 0.3
     kinds = _TEXTUAL
@@ -114,6 +117,7 @@ class FilesBundleTargz(Operator):
     """A reproducible tar.gz of a file and the files produced next to it."""
 
     name = "files-bundle-targz"
+    purpose = Purpose.RECORD
     bookkeeping = True
     weight = 0.3
     kinds = _TEXTUAL + (Kind.C_SOURCE, Kind.PYTHON_SOURCE, Kind.SHELL_SCRIPT)
@@ -134,7 +138,7 @@ class FilesBundleTargz(Operator):
         tests = render(file_manifests, ["test_bundle_holds_the_files"], tag=ctx.tag, **params)
         listed = ", ".join(f"`{n}`" for n in names)
         instruction = (
-            f"Next, bundle files of `{directory}` into the gzip-compressed tar archive `{out}`. It must contain "
+            f"Bundle files of `{directory}` into the gzip-compressed tar archive `{out}`. It must contain "
             f"exactly these regular files of that directory, each stored under its bare file name (no directory "
             f"part) with its current content, and nothing else (no directory entries): {listed}."
         )

@@ -11,6 +11,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.files.shipped import permissions
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, plant, planted_dir, work_root
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 DATA_KINDS = (Kind.CSV, Kind.JSON, Kind.TEXT)
@@ -37,6 +38,8 @@ class PermissionsPolicy(Operator):
     """Apply a planted permissions policy to a result folder and audit the outcome."""
 
     name = "permissions-policy"
+    bookkeeping = True  # its audit lists the policy back: at most one such step in a lineage
+    purpose = Purpose.PREPARE
     changes_input = True
     kinds = DATA_KINDS
     tools = ("python3",)
@@ -76,7 +79,7 @@ class PermissionsPolicy(Operator):
         tests = render(permissions, ["test_policy_applied", "test_audit_matches_the_state"], tag=ctx.tag, **params)
         listed = ", ".join(f"`{path}`" for path in files)
         instruction = (
-            f"Next, apply the access policy `{policy}` to the folder `{folder}` and its files {listed}, and verify "
+            f"Apply the access policy `{policy}` to the folder `{folder}` and its files {listed}, and verify "
             "it. The policy file has "
             "one rule per line (blank lines and lines starting with `#` are ignored): `dir PATH OWNER:GROUP MODE` "
             "and `file PATH OWNER:GROUP MODE`: PATH gets that owner and group (existing accounts and groups) and "

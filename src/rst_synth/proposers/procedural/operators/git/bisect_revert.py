@@ -17,6 +17,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     planted_dir,
     work_root,
 )
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
 FOLDERS = ("toolkit", "helpers", "support", "shared")
@@ -33,6 +34,7 @@ class GitBisectRevert(Operator):
     """Apply a planted patch series on a branch, find the first commit that breaks its check, revert it."""
 
     name = "git-bisect-revert"
+    purpose = Purpose.REPAIR
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
     weight = 3.0
@@ -91,7 +93,7 @@ git -C {q(repo)} worktree remove --force "$wt"
             FIXED=series.fixed,
         )
         instruction = (
-            f"Next, a patch series for the git repository `{repo}` arrived as the mbox `{patches}` (in the format "
+            f"A patch series for the git repository `{repo}` arrived as the mbox `{patches}` (in the format "
             f"of `git format-patch`, already in the environment): it builds the helper module `{series.path}`. "
             f"Create a branch `{branch}` that starts at the tip of `{main}` and apply the series on it, one commit "
             "per patch in order, each keeping the patch's author name, email, date and subject (as `git am` does). "

@@ -20,6 +20,7 @@ from rst_synth.proposers.procedural.operators.git.shipped import (
     log_authors_csv,
     tag_annotated,
 )
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 
@@ -28,6 +29,7 @@ class GitCommitOnBranch(Operator):
     """A new branch with one deterministic commit adding a listing of the tracked files."""
 
     name = "git-commit-on-branch"
+    purpose = Purpose.RELEASE
     kinds = (Kind.GIT,)
     tools = ("git",)
     FILES = ("FILES.txt", "MANIFEST.txt", "TRACKED_FILES.txt")
@@ -83,7 +85,7 @@ git -C {q(repo)} worktree remove --force "$wt"
             EPOCH=epoch(date),
         )
         instruction = (
-            f"Next, in the git repository `{repo}`, create a branch `{branch}` that starts at the tip of "
+            f"In the git repository `{repo}`, create a branch `{branch}` that starts at the tip of "
             f"`{orig}` and has exactly one new commit on top of it. That commit adds a single file, "
             f"`{filename}`, at the repository root and changes nothing else; the file lists every path tracked "
             f"in the tip commit of `{orig}` (full paths relative to the repository root, as "
@@ -107,6 +109,7 @@ class GitLogAuthorsCsv(Operator):
     """Commits per author on the current branch, as a CSV."""
 
     name = "git-log-authors-csv"
+    purpose = Purpose.REPORT
     final = True
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
@@ -151,6 +154,7 @@ class GitTagAnnotated(Operator):
     """An annotated tag on an earlier commit of the current branch."""
 
     name = "git-tag-annotated"
+    purpose = Purpose.RELEASE
     kinds = (Kind.GIT,)
     tools = ("git",)
     NAMES: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -202,7 +206,7 @@ GIT_COMMITTER_NAME={q(who)} GIT_COMMITTER_EMAIL={q(email)} GIT_COMMITTER_DATE={q
             else "the first parent of the tip commit of"
         )
         instruction = (
-            f"Next, in the git repository `{repo}`, create an annotated tag `{tag}` that points directly at "
+            f"In the git repository `{repo}`, create an annotated tag `{tag}` that points directly at "
             f"{which} branch `{branch}`, with the tag message `{message}`; the tagger is `{who} <{email}>` and the "
             f"tag date is `{date}`. Do not move any branch."
         )

@@ -9,6 +9,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.git.history import commit_log, git_ready, unique_subject
 from rst_synth.proposers.procedural.operators.git.shipped import changelog
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 
@@ -17,6 +18,7 @@ class GitChangelogTool(Operator):
     """A reusable changelog generator for any repository and range, run on the artifact's history."""
 
     name = "git-changelog-tool"
+    purpose = Purpose.TOOL
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
     weight = 3.0
@@ -56,7 +58,7 @@ start="$(git -C {q(repo)} log --first-parent --format='%H %s' {q("refs/heads/" +
             SEED=ctx.rng.randrange(10**6),
         )
         instruction = (
-            f"Next, write a reusable changelog generator `{tool}` (an executable file with a `#!` line). "
+            f"Write a reusable changelog generator `{tool}` (an executable file with a `#!` line). "
             "`TOOL REPO FROM TO` lists the commits of the git repository REPO that are reachable from TO but "
             "not from FROM (as `git log FROM..TO`), except merge commits (more than one parent). A commit whose "
             "message has a line `This reverts commit <full hash>.` naming a commit of that list cancels it: both "

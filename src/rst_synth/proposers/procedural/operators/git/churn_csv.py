@@ -10,6 +10,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.git.history import git_ready
 from rst_synth.proposers.procedural.operators.git.shipped import churn
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 HEADER = ["author", "week", "commits", "additions", "deletions"]
@@ -25,6 +26,7 @@ class GitChurnCsv(Operator):
     """Lines added and deleted per author and ISO week, by a tool with stated counting rules."""
 
     name = "git-churn-csv"
+    purpose = Purpose.TOOL
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
     weight = 3.0
@@ -54,7 +56,7 @@ class GitChurnCsv(Operator):
             SEED=seed,
         )
         instruction = " ".join(
-            f"""Next, measure code churn in the git repository `{repo}`. Write a command-line tool `{tool}` (an
+            f"""Measure code churn in the git repository `{repo}`. Write a command-line tool `{tool}` (an
             executable file with a `#!` line): `{tool} REPO REF` prints, as CSV with the header
             `author,week,commits,additions,deletions`, one row per (author, week) over the commits reachable from
             REF, leaving out merge commits (more than one parent). The author is the commit's author email in lower

@@ -13,6 +13,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.git.history import commit_log, git_ready
 from rst_synth.proposers.procedural.operators.git.shipped import commit_msg
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, stem_of, work_root
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 TYPES = ("build", "chore", "ci", "docs", "feat", "fix", "perf", "refactor", "revert", "style", "test")
@@ -36,6 +37,7 @@ class GitCommitMsgHook(Operator):
     """A commit-msg hook enforcing a stated message policy, installed and run over the history as an audit."""
 
     name = "git-commit-msg-hook"
+    purpose = Purpose.TOOL
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
     weight = 3.0
@@ -82,7 +84,7 @@ rm -f "$msg"
             MAX_SUBJECT=limit,
         )
         rules = (
-            f"Next, install a `commit-msg` hook in the git repository `{repo}`: the executable file `{hook}` (with a "
+            f"Install a `commit-msg` hook in the git repository `{repo}`: the executable file `{hook}` (with a "
             "`#!` line). Git runs it with one argument, the file holding the commit message; it checks the message "
             "and exits 0 when it is acceptable, or prints one line `commit-msg: PROBLEM` per problem to standard "
             "error (in the order below) and exits 1. Lines starting with `#` are ignored, and so are trailing blank "

@@ -17,6 +17,7 @@ from rst_synth.proposers.procedural.operators.git.history import (
     unique_subject,
 )
 from rst_synth.proposers.procedural.operators.git.shipped import revert_backport
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
 _PATH = re.compile(r'[^\x00-\x1f"\\\x7f]+')
@@ -43,6 +44,7 @@ class GitRevertOnBranch(Operator):
     """A branch off the tip with one commit that reverts a named earlier commit."""
 
     name = "git-revert-on-branch"
+    purpose = Purpose.REPAIR
     kinds = (Kind.GIT,)
     tools = ("git",)
     weight = 3.0
@@ -76,7 +78,7 @@ git -C {q(repo)} worktree remove --force "$wt"
             EPOCH=epoch(date),
         )
         instruction = (
-            f"Next, in the git repository `{repo}`, create a branch `{branch}` that starts at the tip of `{main}` "
+            f"In the git repository `{repo}`, create a branch `{branch}` that starts at the tip of `{main}` "
             f"and has exactly one new commit: the revert of the commit on `{main}` whose subject is `{subject}` "
             "(it undoes exactly that commit's changes: every file it changed gets back its content and mode from "
             "before it, a file it added is removed, and nothing else changes). The new commit's subject is "
@@ -125,6 +127,7 @@ class GitBackportByRule(Operator):
     """Backport the commits a rule selects onto an older commit; the picked version of a file wins."""
 
     name = "git-backport-by-rule"
+    purpose = Purpose.REPAIR
     kinds = (Kind.GIT,)
     tools = ("git",)
     weight = 3.0
@@ -176,7 +179,7 @@ git -C {q(repo)} worktree remove --force "$wt"
             ARG=arg,
         )
         instruction = (
-            f"Next, backport fixes in the git repository `{repo}`: create a branch `{branch}` that starts at the "
+            f"Backport fixes in the git repository `{repo}`: create a branch `{branch}` that starts at the "
             f"commit on `{main}` whose subject is `{base}`. Of the commits after it on the first-parent chain of "
             f"`{main}` (oldest first, merge commits never), take those {rule}, and for each one add one commit to "
             f"`{branch}`, in the same order, with the same message and the same author (name, email and date); "

@@ -20,6 +20,7 @@ from rst_synth.proposers.procedural.operators.kit.text import (
     data_artifact,
     text_artifact,
 )
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 
@@ -33,6 +34,7 @@ class JsonKeyInventory(JsonOperator):
     """Every key path of a JSON document, sorted."""
 
     name = "json-key-inventory"
+    purpose = Purpose.RECORD
     bookkeeping = True
     weight = 0.3
 
@@ -75,6 +77,7 @@ class JsonRecordsCountBy(JsonOperator):
     """How many records carry each value of a string key, as CSV."""
 
     name = "json-records-count-by"
+    purpose = Purpose.REPORT
     uses = (Use.GROUP,)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -93,7 +96,7 @@ class JsonRecordsCountBy(JsonOperator):
         solution = python_script(render(records_count_by, ["write_counts"], **params), "write_counts()")
         tests = render(records_count_by, ["test_counts_per_value"], tag=ctx.tag, **params)
         instruction = (
-            f"Next, count the records of the JSON array `{artifact.path}` by their `{key}` value and write "
+            f"Count the records of the JSON array `{artifact.path}` by their `{key}` value and write "
             f"`{out}`: a comma-separated CSV file with the header `value,count`, then one row per distinct `{key}` "
             "value with the number of records having it (a plain integer), ordered by count (largest first), ties "
             "broken by the value in ascending code-point order. Quote fields the standard CSV way where needed."
@@ -124,6 +127,7 @@ class JsonNumericSummary(JsonOperator):
     """Minimum, maximum, sum and mean of a numeric key over JSON records."""
 
     name = "json-numeric-summary"
+    purpose = Purpose.REPORT
     uses = (Use.SUM,)
     final = True
 

@@ -14,6 +14,7 @@ from rst_synth.proposers.procedural.operators.json_docs.merge_patch import new_v
 from rst_synth.proposers.procedural.operators.json_docs.shipped import merge_patch_tool
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of, tool_path
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 from rst_synth.validator.degenerate import degenerate_reason
 
@@ -48,6 +49,7 @@ class JsonMergePatchTool(Operator):
     """A merge-patch tool (diff and apply, RFC 7386) and the patch from the document to its new version."""
 
     name = "json-merge-patch-tool"
+    purpose = Purpose.TOOL
     final = True  # a patch is a difference of two documents: no later step builds on it
     once = True  # the tool is the same for any document: a second one would be a copy
     kinds = (Kind.JSON,)
@@ -78,7 +80,7 @@ class JsonMergePatchTool(Operator):
         params = {"SRC": artifact.path, "NEW": planted, "PATCH": patch, "TOOL": tool, "SEED": seed}
         tests = render(merge_patch_tool, TESTS, tag=ctx.tag, **params)
         instruction = (
-            f"Next, upstream sent a new version of `{artifact.path}`: `{planted}`. Write a JSON merge patch tool "
+            f"Upstream sent a new version of `{artifact.path}`: `{planted}`. Write a JSON merge patch tool "
             f"(RFC 7386), `{tool}` (an executable file with a `#!` line), with two commands. `{tool} apply DOC "
             "PATCH` prints the result of applying the merge patch in file PATCH to the document in file DOC, as "
             "RFC 7386 defines it (a PATCH that is not an object replaces the document; a member whose value is "

@@ -10,6 +10,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
 MAX_BYTES = 1024 * 1024
@@ -28,6 +29,7 @@ class JsonSchemaCheck(Operator):
     """The schema a JSON document implies, and a validator that reports errors by JSON Pointer."""
 
     name = "json-schema-check"
+    purpose = Purpose.TOOL
     final = True  # a schema and a validator: a contract, not data to build on
     once = True  # the validator is the same tool for any document: a second one would be a copy
     kinds = (Kind.JSON,)
@@ -53,12 +55,11 @@ class JsonSchemaCheck(Operator):
         solution = (
             f"mkdir -p {q(tool.rsplit('/', 1)[0])} {q(schema.rsplit('/', 1)[0])}\n"
             f"{write_tool(tool, render(schema_check, ['main']), 'main()')}\n"
-            f"{write}\n"
-            f"{q(tool)} {q(schema)} {q(artifact.path)}"
+            f"{write}"
         )
         tests = render(schema_check, TESTS, tag=ctx.tag, **params)
         instruction = (
-            f"Next, write down the contract of `{artifact.path}` as a JSON Schema and a validator for it. The "
+            f"Write down the contract of `{artifact.path}` as a JSON Schema and a validator for it. The "
             f"schema, `{schema}`, is the one the document implies, by these rules: a value's type is `null`, "
             "`boolean`, `integer` (a number with no fractional part, `2.0` included), `number` (any other "
             'number), `string`, `array` or `object`. A scalar gives `{"type": T}`. An object gives '
@@ -81,7 +82,7 @@ class JsonSchemaCheck(Operator):
             "document, `~` and `/` in names escaped as `~0` and `~1`, non-ASCII kept), sorted by pointer and then "
             "message in code-point order, and exits 1; with no error it prints `ok` and exits 0; a file that "
             "cannot be read or is not JSON exits 2 with a message on standard error and nothing on standard "
-            f"output. Check `{artifact.path}` against the schema with it."
+            "output."
         )
         return Step(
             solution=solution,

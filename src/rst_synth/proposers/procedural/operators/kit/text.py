@@ -3,11 +3,40 @@ produces."""
 
 from __future__ import annotations
 
+import re
+from pathlib import PurePosixPath
 from typing import Any
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, classify
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024
+
+CHECKSUM_LINE = re.compile(
+    r"^([0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}) [ *].+$"  # sha256sum and friends
+    r"|^.+: (OK|FAILED)$"  # sha256sum -c
+    r"|^/\S+ \S+:\S+ [0-7]{4}$"  # a permissions audit
+)
+"""A line of a checksum list or of a permissions audit: bookkeeping, whoever wrote it."""
+
+NOT_PROSE_SUFFIXES = frozenset(
+    ".sql .py .c .h .cc .cpp .sh .bash .js .ts .go .rs .java .rb .pl .json .jsonl .csv .tsv .toml .ini .yaml .yml "
+    ".conf .cfg .xml .html .sha256 .sha1 .md5 .sum .lock .mk .diff .patch".split()
+)
+_STATEMENT = re.compile(r"^\s*(CREATE|INSERT|SELECT|UPDATE|DELETE|BEGIN|COMMIT|PRAGMA|DROP|ALTER|WITH)\b", re.I)
+
+
+def is_prose(artifact: Artifact) -> bool:
+    """Text people write to be read (notes, tickets, a letter), not SQL, code, data or a checksum list: a text
+    operator (terms, contacts) on `schema.sql` or a sha256 list computes hex digits and keywords."""
+    if PurePosixPath(artifact.path).suffix.lower() in NOT_PROSE_SUFFIXES:
+        return False
+    lines = [line for line in artifact.sample.splitlines() if line.strip()]
+    if not lines:
+        return False
+    coded = sum(
+        bool(CHECKSUM_LINE.match(line) or _STATEMENT.match(line)) or line.rstrip().endswith(";") for line in lines
+    )
+    return coded * 10 <= len(lines)
 
 
 def complete_sample(artifact: Artifact) -> str | None:

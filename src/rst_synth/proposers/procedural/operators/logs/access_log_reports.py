@@ -9,6 +9,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
 from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log, on_hits
 from rst_synth.proposers.procedural.operators.logs.shipped import access_bursts, access_endpoints
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script
 
 
@@ -26,6 +27,7 @@ class AccessLogBursts(Operator):
     """Each client's most requests within any window of a stated number of seconds, and when."""
 
     name = "access-log-bursts"
+    purpose = Purpose.REPORT
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 2.0
@@ -42,7 +44,7 @@ class AccessLogBursts(Operator):
             access_bursts, ["test_busiest_window_per_client", "test_windows_fit_and_hold_their_count"], params, ctx.tag
         )
         instruction = " ".join(
-            f"""Next, find how hard each client of the access log `{artifact.path}` hit the server in a burst.
+            f"""Find how hard each client of the access log `{artifact.path}` hit the server in a burst.
             Read the log as the common or combined log format (`CLIENT IDENT USER [DD/Mon/YYYY:HH:MM:SS +ZZZZ]
             "REQUEST" STATUS BYTES`, optionally followed by more fields); skip lines without that form or whose
             time is no real date, and convert times to UTC by their offset. For each client (the first field,
@@ -70,6 +72,7 @@ class AccessLogEndpoints(Operator):
     """Requests, bytes and the server-error rate of each method and path of an access log."""
 
     name = "access-log-endpoints"
+    purpose = Purpose.REPORT
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 2.0
@@ -88,7 +91,7 @@ class AccessLogEndpoints(Operator):
             ctx.tag,
         )
         instruction = " ".join(
-            f"""Next, report the traffic of each endpoint in the access log `{artifact.path}`. Read it as the
+            f"""Report the traffic of each endpoint in the access log `{artifact.path}`. Read it as the
             common or combined log format (`CLIENT IDENT USER [DD/Mon/YYYY:HH:MM:SS +ZZZZ] "REQUEST" STATUS
             BYTES`, optionally followed by more fields); skip lines without that form or whose time is no real
             date. An endpoint is the method and the path of a REQUEST of the form `METHOD PATH PROTOCOL` whose

@@ -20,6 +20,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     work_root,
 )
 from rst_synth.proposers.procedural.operators.logs.shipped import access_hits, access_sessions
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_tool, render
 
 HEADER = ["client", "start", "end", "requests", "bytes", "errors"]
@@ -44,6 +45,7 @@ class AccessLogSessions(Operator):
     """Client sessions of an access log split at a stated idle gap, with requests, bytes and errors each."""
 
     name = "access-log-sessions"
+    purpose = Purpose.REPORT
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0
@@ -70,7 +72,7 @@ chmod 0755 {q(tool)}
         keep = ["test_sessions_of_the_log", "test_tool_on_fresh_logs", "test_tool_rejects_bad_arguments"]
         tests = on_hits(access_sessions, keep, params, ctx.tag)
         instruction = " ".join(
-            f"""Next, find the client sessions in the access log `{artifact.path}`. Write a command-line tool
+            f"""Find the client sessions in the access log `{artifact.path}`. Write a command-line tool
             `{tool}` (an executable file with a `#!` line): `{tool} LOG GAP` (GAP a whole number of minutes >= 1)
             reads LOG as UTF-8 text in the common or combined log format (`CLIENT IDENT USER [DD/Mon/YYYY:HH:MM:SS
             +ZZZZ] "REQUEST" STATUS BYTES`, optionally followed by a space and more fields); lines that do not

@@ -13,6 +13,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, sample_rows
 from rst_synth.proposers.procedural.operators.logs.shipped import http_status_classes
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 _HTTP = re.compile(r"[1-5]\d\d")
@@ -35,6 +36,7 @@ class HttpStatusClasses(Operator):
     """A measure per HTTP status class (1xx to 5xx) with each class's share of the whole."""
 
     name = "http-status-classes"
+    purpose = Purpose.REPORT
     uses = (Use.SUM,)
     kinds = (Kind.CSV,)
     tools = ("python3",)

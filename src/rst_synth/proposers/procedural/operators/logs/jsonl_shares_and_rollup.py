@@ -11,6 +11,7 @@ from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import MAX_TEXT_BYTES
 from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, inside_git, tool_path
 from rst_synth.proposers.procedural.operators.logs.shipped import group_shares, rollup_tool
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, python_tool, render
 
 
@@ -32,6 +33,7 @@ class JsonlGroupShares(Operator):
     """Per category of an event log: how many events, their total measure and its share of the whole."""
 
     name = "jsonl-group-shares"
+    purpose = Purpose.REPORT
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.TEXT,)
     tools = ("python3",)
@@ -50,7 +52,7 @@ class JsonlGroupShares(Operator):
             group_shares, ["test_header_counts_and_totals", "test_shares_make_the_whole"], tag=ctx.tag, **params
         )
         instruction = (
-            f"Next, report how `{artifact.path}` (JSON Lines: one event object per line; skip blank lines) "
+            f"Report how `{artifact.path}` (JSON Lines: one event object per line; skip blank lines) "
             f"divides up by `{group}`: write `{out}`, a comma-separated CSV file with the header "
             f"`{group},events,{total},share_pct` and one row per distinct `{group}` value holding the number "
             f"of events with that value, the sum of their `{value}` (exactly two decimals) and that sum as a "
@@ -71,6 +73,7 @@ class JsonlRollupTool(Operator):
     """A reusable tool that rolls up any JSON Lines event log by a category, tolerant of bad lines."""
 
     name = "jsonl-rollup-tool"
+    purpose = Purpose.TOOL
     once = True  # the tool is the same program whatever the log: a second step would copy it
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.TEXT,)
@@ -100,7 +103,7 @@ chmod 0755 {q(tool)}
             SEED=ctx.rng.randrange(10**6),
         )
         instruction = (
-            f"Next, write a reusable command-line tool `{tool}` (an executable file with a `#!` line): "
+            f"Write a reusable command-line tool `{tool}` (an executable file with a `#!` line): "
             f"`{tool} LOG GROUP VALUE` reads LOG, a UTF-8 JSON Lines file (one JSON object per line), and prints "
             "to standard output a CSV with the header `GROUP,events,total` (the GROUP argument as the first "
             "column's name) and one line per distinct value of the event key GROUP: the number of events with "

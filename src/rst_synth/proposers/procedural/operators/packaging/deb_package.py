@@ -23,6 +23,7 @@ from rst_synth.proposers.procedural.operators.compiled.project import (
 )
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import deb_package
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, shipped_text
 
 MAINTAINERS = ("Ada Byron <ada@example.org>", "Grace Hopper <grace@example.net>", "Ken Iverson <ken@example.com>")
@@ -52,6 +53,7 @@ class DebianPackage(CompiledOperator):
     """A Debian package of a built program, with computed Depends, installed and run by the tests."""
 
     name = "deb-package"
+    purpose = Purpose.RELEASE
     kinds = (Kind.EXECUTABLE,)
     tools = ("python3",)
     weight = 3.0
@@ -178,7 +180,7 @@ def _instruction(
     )
     shipped = " (other than the ones the package ships)" if private else ""
     return (
-        f"Next, package `{artifact.name}` for Debian: build `{dist}/{package}_{version}_ARCH.deb`, where ARCH is "
+        f"Package `{artifact.name}` for Debian: build `{dist}/{package}_{version}_ARCH.deb`, where ARCH is "
         f"what `dpkg --print-architecture` prints, with `dpkg-deb --build --root-owner-group` (every entry owned "
         f"by `root/root`). The package installs `{artifact.path}` unchanged as `/usr/bin/{artifact.name}` (mode "
         f"`0755`){libraries}, and no other file or link (directories aside). Its control file has the fields "

@@ -13,6 +13,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import install_audit
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 _DIST_INFO = re.compile(r".+-packages/[^/]+\.dist-info/RECORD")
@@ -27,6 +28,7 @@ class PythonInstallAudit(Operator):
     """Check an installed distribution's files against its RECORD, with a tool tested on faked installs."""
 
     name = "python-install-audit"
+    purpose = Purpose.RELEASE
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0
@@ -61,7 +63,7 @@ class PythonInstallAudit(Operator):
             SEED=seed,
         )
         instruction = " ".join(
-            f"""Next, verify the installed distribution `{info}` against its RECORD. Write a command-line tool
+            f"""Verify the installed distribution `{info}` against its RECORD. Write a command-line tool
             `{tool}` (an executable file with a `#!` line): `{tool} FOLDER` takes an installed `*.dist-info`
             folder; its RECORD file is CSV with rows `PATH,HASH,SIZE`, PATH relative to the folder that holds the
             dist-info (it may lead out of it with `..`), HASH `ALGORITHM=DIGEST` (DIGEST the URL-safe base64 of the

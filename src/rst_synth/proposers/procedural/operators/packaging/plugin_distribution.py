@@ -16,6 +16,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import plugin_distribution
 from rst_synth.proposers.procedural.operators.packaging.wheels import project_name, project_wheel
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, used_modules
 
 
@@ -51,6 +52,7 @@ class PythonPluginDistribution(Operator):
     """A dependent distribution with an entry-point plugin and a plugin host command, built and installed."""
 
     name = "python-plugin-distribution"
+    purpose = Purpose.RELEASE
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
     weight = 3.0
@@ -107,7 +109,7 @@ rm -rf "$build\""""
             BASE_DIST=str(PurePosixPath(wheel).parent),
         )
         instruction = " ".join(
-            f"""Next, give the installed package `{base}` (version {version}, built from `{artifact.path}` into
+            f"""Give the installed package `{base}` (version {version}, built from `{artifact.path}` into
             `{wheel}`) a plugin mechanism in a second distribution. Write a project for the distribution `{dist}`,
             version `0.1.0`, whose only dependency is `{base}=={version}`, with a single module `{module}` that
             provides the function `digest(text)` (the hexadecimal SHA-256 of the text encoded as UTF-8), registered

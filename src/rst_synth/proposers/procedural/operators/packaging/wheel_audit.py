@@ -13,6 +13,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import wheel_audit
 from rst_synth.proposers.procedural.operators.packaging.wheels import project_wheel
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 
@@ -21,6 +22,7 @@ class WheelAudit(Operator):
     """A wheel audit tool with stated packaging rules, run on the wheel the project was built into."""
 
     name = "wheel-audit"
+    purpose = Purpose.RELEASE
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
     weight = 3.0
@@ -49,7 +51,7 @@ class WheelAudit(Operator):
             **params,
         )
         instruction = " ".join(
-            f"""Next, audit the wheel `{wheel}` built from `{artifact.path}`. Write a command-line tool `{tool}` (an
+            f"""Audit the wheel `{wheel}` built from `{artifact.path}`. Write a command-line tool `{tool}` (an
             executable file with a `#!` line): `{tool} WHEEL` checks a wheel file and prints its problems, one per
             line, sorted in code-point order, or the single line `ok` when it has none; it exits 1 when there are
             problems, 0 otherwise. Names are compared after lower-casing and replacing each run of `-`, `_` and

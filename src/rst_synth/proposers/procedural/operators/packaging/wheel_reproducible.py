@@ -13,6 +13,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import wheel_reproducible
 from rst_synth.proposers.procedural.operators.packaging.wheels import project_wheel
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 
@@ -21,6 +22,7 @@ class WheelReproducible(Operator):
     """A tool that rewrites a wheel reproducibly, run on the wheel the workflow built."""
 
     name = "wheel-reproducible"
+    purpose = Purpose.RELEASE
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
     weight = 3.0
@@ -55,7 +57,7 @@ env -u SOURCE_DATE_EPOCH {q(tool)} {q(wheel)} {q(out)}"""
             SEED=seed,
         )
         instruction = " ".join(
-            f"""Next, make the project's wheel reproducible. Write a command-line tool `{tool}` (an executable
+            f"""Make the project's wheel reproducible. Write a command-line tool `{tool}` (an executable
             file with a `#!` line): `{tool} IN.whl OUT.whl` writes OUT.whl, a zip archive holding exactly the files
             of the wheel IN.whl (directory entries dropped) with the same contents, except the wheel's top-level
             `NAME.dist-info/RECORD`, which is written anew. Entries come in this order: the files outside the

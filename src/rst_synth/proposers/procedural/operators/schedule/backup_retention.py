@@ -23,6 +23,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 from rst_synth.proposers.procedural.operators.schedule.cron_next_runs import MAX_BYTES
 from rst_synth.proposers.procedural.operators.schedule.crontab import commands, reference, schedule_entries, user_field
 from rst_synth.proposers.procedural.operators.schedule.shipped import retention
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 BACKUP_WORDS = re.compile(r"backup|dump|archive|snapshot|\btar\b|rsync|borg|restic", re.IGNORECASE)
@@ -60,6 +61,7 @@ class BackupRetentionGfs(Operator):
     """Grandfather-father-son retention of the archives a scheduled backup job wrote, as a tool."""
 
     name = "backup-retention-gfs"
+    purpose = Purpose.TOOL
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0
@@ -117,7 +119,7 @@ class BackupRetentionGfs(Operator):
             ORIGINAL=names,
         )
         instruction = " ".join(
-            f"""Next, the job scheduled in `{artifact.path}` writes one backup archive per run; the archives of the
+            f"""The job scheduled in `{artifact.path}` writes one backup archive per run; the archives of the
             last five months are in `{folder}` (already in the environment), named `{prefix}-YYYYMMDD-HHMM.tar.gz`
             after the run's date and time (some runs failed and left none, a few were made by hand). Write a
             retention tool `{tool}` (an executable file with a `#!` line): `{tool} [--delete] DIR DAILY WEEKLY

@@ -23,6 +23,7 @@ from rst_synth.proposers.procedural.operators.schedule.crontab import (
     user_field,
 )
 from rst_synth.proposers.procedural.operators.schedule.shipped import cron, next_runs
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 MAX_BYTES = 64 * 1024
@@ -37,6 +38,7 @@ class CronNextRuns(Operator):
     """A tool that lists the next runs of a cron schedule, run on the schedule the workflow installed."""
 
     name = "cron-next-runs"
+    purpose = Purpose.TOOL
     once = True  # the tool is the same program whatever the schedule: a second step would copy it
     final = True  # its outputs are reports: in a later round a step on them would be statistics of a report
     kinds = (Kind.TEXT,)
@@ -88,7 +90,7 @@ class CronNextRuns(Operator):
             "five time fields, then the user name, then the command" if user else "five time fields, then the command"
         )
         instruction = (
-            f"Next, write a command-line tool `{tool}` (an executable file with a `#!/usr/bin/env python3` line) that "
+            f"Write a command-line tool `{tool}` (an executable file with a `#!/usr/bin/env python3` line) that "
             f"lists when a cron schedule runs next. `{tool} FILE START N` reads FILE, a schedule in the same format as "
             f"`{artifact.path}` ({'with' if user else 'without'} a user field: each entry is {fields}, separated by "
             "spaces or tabs, leading blanks allowed), START, a wall-clock time `YYYY-MM-DDTHH:MM`, and N, an integer "

@@ -27,6 +27,7 @@ from rst_synth.proposers.procedural.operators.schedule.crontab import (
     schedule_entries,
 )
 from rst_synth.proposers.procedural.operators.schedule.shipped import cron, overlap_report
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 MAINTENANCE = (
@@ -47,6 +48,7 @@ class CronOverlapReport(Operator):
     """Runs of two schedules that overlap in a week, given each job's duration, listed by a tool."""
 
     name = "cron-overlap-report"
+    purpose = Purpose.TOOL
     final = True  # a report of run pairs: an end result
     once = True  # the tool is the same program whatever the schedule: a second step would copy it
     kinds = (Kind.TEXT,)
@@ -100,7 +102,7 @@ class CronOverlapReport(Operator):
             SEED=seed,
         )
         instruction = " ".join(
-            f"""Next, another team adds its maintenance jobs in `{other}` (a schedule without a user field); the
+            f"""Another team adds its maintenance jobs in `{other}` (a schedule without a user field); the
             jobs of `{artifact.path}` and of that file share one machine. `{durations_file}` states how long each
             job runs: lines `MINUTES COMMAND` (an integer >= 1, whitespace, then the command exactly as in the
             schedules; blank lines and `#` lines skipped). Write a command-line tool `{tool}` (an executable file

@@ -12,6 +12,7 @@ from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
 from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services
 from rst_synth.proposers.procedural.operators.services.shipped import kv_client
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, python_tool, render
 
 
@@ -24,6 +25,7 @@ class KvClientTool(Operator):
     """A client tool for the key-value service's protocol, and a dump of the live store made with it."""
 
     name = "kv-client-tool"
+    purpose = Purpose.TOOL
     once = True  # the client speaks one protocol: a second one would be a copy
     kinds = (Kind.PYTHON_SOURCE, Kind.EXECUTABLE)
     tools = ("python3",)
@@ -61,7 +63,7 @@ chmod 0755 {q(tool)}
         )
         tests += "\n\nPORT = live_port()\n"  # looked up as the test module loads (kv_client.PORT)
         instruction = (
-            f"Next, write a command-line client for the `{service.name}` service (`{service.program}`; its "
+            f"Write a command-line client for the `{service.name}` service (`{service.program}`; its "
             f"docstring describes the endpoints), `{tool}` (an executable file with a `#!` line), used as "
             f"`{tool} [--port N] COMMAND [ARG...]` against `http://127.0.0.1:N` (N defaults to the port the "
             f"running `{service.name}` listens on now). Keys may hold any characters but line breaks (spaces, "

@@ -18,6 +18,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     work_root,
 )
 from rst_synth.proposers.procedural.operators.services.shipped import csv_server
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 BASE_PORT = 18000
@@ -34,6 +35,7 @@ class ServeCsvHttp(Operator):
     """An HTTP service over a CSV result: started now, kept running, re-reading its data on each request."""
 
     name = "serve-csv-http"
+    purpose = Purpose.SERVE
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -67,7 +69,7 @@ done"""
             EDGE_VALUES=EDGE_VALUES,
         )
         instruction = (
-            f"Next, serve the result `{artifact.path}` over HTTP. Write `{server}`, a Python 3 program "
+            f"Serve the result `{artifact.path}` over HTTP. Write `{server}`, a Python 3 program "
             f"(standard library only) started as `python3 {server} --port PORT --data FILE` that listens on "
             f"127.0.0.1 only and answers, reading FILE (a UTF-8 CSV with RFC 4180 quoting, LF or CRLF line endings, "
             f"a header row with the columns `{shape.group}` and `{shape.value}` among others) again on every "

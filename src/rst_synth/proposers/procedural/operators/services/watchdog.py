@@ -11,6 +11,7 @@ from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
 from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services
 from rst_synth.proposers.procedural.operators.services.shipped import watchdog
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
 
@@ -19,6 +20,7 @@ class ServiceWatchdog(Operator):
     """A watchdog that adopts the running service, restarts it when it dies and stops it on SIGTERM."""
 
     name = "service-watchdog"
+    purpose = Purpose.SERVE
     final = True  # a tool and pid files: nothing a later step builds on
     once = True  # the watchdog is the same tool for any service: a second one would be a copy
     kinds = (Kind.PYTHON_SOURCE, Kind.EXECUTABLE)
@@ -72,7 +74,7 @@ test "$(cat {q(pidfile)})" = "$pid\""""
             else "do not restart it now"
         )
         instruction = (
-            f"Next, the service the workflow started from `{service.program}` (the process running it, listening "
+            f"The service the workflow started from `{service.program}` (the process running it, listening "
             f"on a port of 127.0.0.1) must come back when it dies. Write a watchdog, `{tool}` (an executable file "
             f"with a `#!` line), run as `{tool} PIDFILE LOGFILE -- COMMAND [ARG...]` in the foreground. When it "
             "starts, it adopts the process that PIDFILE names (one line, the pid) if that process is alive and its "

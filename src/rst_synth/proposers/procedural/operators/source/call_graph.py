@@ -12,6 +12,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, output_dir, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.source.shipped import call_graph
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 _TOP_DEF = re.compile(r"^(async[ \t]+def|def)[ \t]+[A-Za-z_]", re.MULTILINE)
@@ -33,6 +34,7 @@ class PythonCallGraph(Operator):
     """Which module-level functions of a Python module call which, its entries and unreachable ones, as a tool."""
 
     name = "python-call-graph"
+    purpose = Purpose.TOOL
     kinds = (Kind.PYTHON_SOURCE,)
     tools = ("python3",)
     weight = 3.0
@@ -58,7 +60,7 @@ class PythonCallGraph(Operator):
         names = ["test_call_graph_of_the_module", "test_tool_on_fresh_modules", "test_tool_rejects_bad_arguments"]
         tests = render(call_graph, names, tag=ctx.tag, **params)
         instruction = " ".join(
-            f"""Next, write a command-line tool `{tool}` (an executable Python 3 script with a `#!` line) that
+            f"""Write a command-line tool `{tool}` (an executable Python 3 script with a `#!` line) that
             reports the call graph of a Python module, then run it on `{artifact.path}` and save its standard
             output as `{out}` (create the folder). `{tool} FILE` parses FILE as Python source. The nodes of the
             graph are the module-level functions: the `def` and `async def` statements directly in the module

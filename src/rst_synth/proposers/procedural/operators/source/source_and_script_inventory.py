@@ -15,7 +15,11 @@ from rst_synth.proposers.procedural.operator import (
     register,
 )
 from rst_synth.proposers.procedural.operators.source.shipped import c_function_list, python_inventory, shell_commands
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
+
+MIN_DEFINITIONS = 4
+"""An inventory of fewer definitions (a two-function script) lists what a glance shows: bookkeeping."""
 
 
 def _output(artifact: Artifact, ctx: StepContext, suffix: str, ext: str) -> str:
@@ -41,18 +45,20 @@ class PythonSourceInventory(Operator):
     """Top-level functions and classes of a Python module, as JSON."""
 
     name = "python-source-inventory"
+    purpose = Purpose.REPORT
     final = True
     kinds = (Kind.PYTHON_SOURCE,)
     tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         if not _complete(artifact):
-            return bool(_TOP_DEF.search(artifact.sample))
+            return len(_TOP_DEF.findall(artifact.sample)) >= MIN_DEFINITIONS
         try:
             tree = ast.parse(artifact.sample)
         except (SyntaxError, ValueError):
             return False
-        return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body)
+        defined = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        return len(defined) >= MIN_DEFINITIONS
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         extra = ctx.rng.choice(("", "end_line", "docstring"))
@@ -67,7 +73,7 @@ class PythonSourceInventory(Operator):
         }[extra]
         keys = ["name", "kind", "line"] + ([extra] if extra else [])
         instruction = (
-            f"Next, write an inventory of `{artifact.path}` to `{out}`: a JSON array with one object per "
+            f"Write an inventory of `{artifact.path}` to `{out}`: a JSON array with one object per "
             "function or class defined directly at the top level of the module (statements of the module body "
             "itself; not methods, nested definitions, or definitions inside `if`/`try` blocks), ordered by line "
             f'number. Each object has exactly the keys `name`, `kind` (`"function"` for `def` and `async def`, '
@@ -112,13 +118,14 @@ class CSourceFunctionList(Operator):
     """Function definitions of a C file found by a documented line rule, as CSV."""
 
     name = "c-source-function-list"
+    purpose = Purpose.REPORT
     final = True
     kinds = (Kind.C_SOURCE,)
     tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         sample = artifact.sample if _complete(artifact) else artifact.sample.rsplit("\n", 1)[0]
-        return bool(c_functions(sample))
+        return len(c_functions(sample)) >= MIN_DEFINITIONS
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         order = ctx.rng.choice(("line", "name"))
@@ -164,6 +171,7 @@ class ShellScriptCommands(Operator):
     """Code lines and the distinct first words of a shell script, as JSON."""
 
     name = "shell-script-commands"
+    purpose = Purpose.REPORT
     final = True
     kinds = (Kind.SHELL_SCRIPT,)
     tools = ("python3",)
@@ -183,7 +191,7 @@ class ShellScriptCommands(Operator):
             else "an array of the distinct first words in ascending string order (by character code)"
         )
         instruction = (
-            f"Next, summarise the shell script `{artifact.path}` in `{out}`. Split the file (UTF-8) on newline "
+            f"Summarise the shell script `{artifact.path}` in `{out}`. Split the file (UTF-8) on newline "
             "characters; a code line is one that is not blank (not only whitespace) and whose first non-whitespace "
             "character is not `#` (so the `#!` line and comments are not code lines). The first word of a code line "
             "is its first whitespace-separated token. Write a JSON object with exactly two keys: `code_lines`, the "

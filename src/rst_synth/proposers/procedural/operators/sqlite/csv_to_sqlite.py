@@ -12,6 +12,7 @@ from rst_synth.proposers.procedural.operators.kit.roles import affinity, csv_col
 from rst_synth.proposers.procedural.operators.kit.tables import NON_FINITE, csv_ok, full_body
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
 from rst_synth.proposers.procedural.operators.sqlite.shipped import csv_to_sqlite
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 INT_TEXT = re.compile(r"[-+]?\d{1,18}")
@@ -26,6 +27,7 @@ class CsvToSqlite(Operator):
     """Load a CSV into a new SQLite database with typed columns."""
 
     name = "csv-to-sqlite"
+    purpose = Purpose.PREPARE
     kinds = (Kind.CSV,)
     tools = ("python3",)
 
@@ -59,7 +61,7 @@ class CsvToSqlite(Operator):
         tests = render(csv_to_sqlite, ["test_csv_loaded_into_sqlite"], tag=ctx.tag, **params)
         columns = ", ".join(f"`{h}` {types[h]}" for h in header)
         instruction = (
-            f"Next, load `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, with a header row) into a new "
+            f"Load `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, with a header row) into a new "
             f"SQLite database file `{out}` with one table named `{table}` whose columns are the CSV's columns in "
             f"the same order, named as in the header, with exactly these declared types: {columns}. Store one "
             "table row per CSV data row, in file order (ascending rowid); INTEGER and REAL values are stored as "

@@ -16,6 +16,7 @@ from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of
 from rst_synth.proposers.procedural.operators.sqlite.delta_feed import FeedTable, feed_events, feed_text
 from rst_synth.proposers.procedural.operators.sqlite.shipped import delta_merge
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 MIN_ROWS = 6
@@ -51,6 +52,7 @@ class SqliteDeltaMerge(Operator):
     """A delta feed of inserts, partial updates and deletes, merged into a new database of the table alone."""
 
     name = "sqlite-delta-merge"
+    purpose = Purpose.PREPARE
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
     weight = 3.0
@@ -75,7 +77,7 @@ class SqliteDeltaMerge(Operator):
             delta_merge, ["test_feed_merged_by_the_rules", "test_only_the_table_with_its_schema"], tag=ctx.tag, **params
         )
         instruction = (
-            f"Next, the changes made to table `{table.name}` of `{artifact.path}` since its snapshot arrived as a "
+            f"The changes made to table `{table.name}` of `{artifact.path}` since its snapshot arrived as a "
             f"delta feed, `{feed}`: JSON Lines, one event per line, each an object with `seq` (a unique integer), "
             "`ts` (an ISO 8601 timestamp with a UTC offset, `Z` or `+HH:MM`/`-HH:MM`), `op` (`upsert` or `delete`), "
             f"`id` (the row's `{table.key}`) and, for an upsert, `data` (an object of column name to new value, "

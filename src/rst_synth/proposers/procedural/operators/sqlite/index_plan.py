@@ -12,13 +12,14 @@ from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of
 from rst_synth.proposers.procedural.operators.sqlite.shipped import database_copy, index_plan
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 MIN_ROWS = 20
 MAX_INDEXES = 2
 EQUALITY = frozenset({Role.CATEGORY, Role.CODE, Role.FLAG, Role.IDENTIFIER})
 """Roles of the columns a query looks rows up by."""
-RANGE = frozenset({Role.ADDITIVE, Role.INTENSIVE, Role.TIME})
+RANGE = frozenset({Role.ADDITIVE, Role.INTENSIVE, Role.CHANGE, Role.TIME})
 """Roles of the columns a query takes a range of, and sorts by."""
 TESTS = [
     "test_no_query_scans_or_sorts",
@@ -61,6 +62,7 @@ class SqliteIndexPlan(Operator):
     """Indexes for a planted query set, so no query scans the largest table or sorts, on a new copy."""
 
     name = "sqlite-index-plan"
+    purpose = Purpose.REPORT
     final = True  # the same data with indexes: a step on the copy would repeat a step on the original
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
@@ -97,7 +99,7 @@ class SqliteIndexPlan(Operator):
         solution = f"cat > {q(script)} <<'SQL'\n{chr(10).join(statements)}\nSQL\n{apply}"
         tests = copy + "\n\n" + render(index_plan, TESTS, tag=ctx.tag, **params)
         instruction = (
-            f"Next, the queries in `{planted}` (one per `-- query N` comment, `?` for the parameters) are to run "
+            f"The queries in `{planted}` (one per `-- query N` comment, `?` for the parameters) are to run "
             f"often on `{artifact.path}`, and table `{table}` will grow. Choose at most {MAX_INDEXES} new "
             f"indexes on `{table}` so that, for any parameter values, no query's `EXPLAIN QUERY PLAN` has a step "
             f"that scans `{table}` in full (a `SCAN {table}` step, with or without an index) or uses a temporary "

@@ -17,6 +17,7 @@ from rst_synth.proposers.procedural.operators.sqlite.delta_merge import has_look
 from rst_synth.proposers.procedural.operators.sqlite.migration import Names
 from rst_synth.proposers.procedural.operators.sqlite.shipped import database_copy
 from rst_synth.proposers.procedural.operators.sqlite.shipped import migration_tool as shipped
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
 
@@ -52,6 +53,7 @@ class SqliteMigrationTool(Operator):
     """A versioned, idempotent migration tool that normalises a category column, run on a new copy."""
 
     name = "sqlite-migration-tool"
+    purpose = Purpose.TOOL
     final = True  # the migrated copy keeps the other tables as they were: reports on it would repeat reports
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
@@ -82,7 +84,7 @@ class SqliteMigrationTool(Operator):
         tests = render(shipped, names_of_tests, tag=ctx.tag, **params)
         t, g, ref, fk = names.table, names.column, names.ref, names.fk
         instruction = (
-            f"Next, the `{g}` column of table `{t}` in `{artifact.path}` is to move into a lookup table. Write a "
+            f"The `{g}` column of table `{t}` in `{artifact.path}` is to move into a lookup table. Write a "
             f"migration tool `{tool}` (an executable file with a `#!` line) run as `{tool} DATABASE`. It reads "
             "the database's `PRAGMA user_version` (0 for a database never migrated) and applies, in order, each "
             "of these versions above it, each in one transaction that also sets `user_version` to that version "

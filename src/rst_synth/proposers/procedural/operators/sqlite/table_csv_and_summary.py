@@ -11,6 +11,7 @@ from rst_synth.proposers.procedural.operators.kit.roles import affinity, table_f
 from rst_synth.proposers.procedural.operators.kit.tables import plain_names, sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
 from rst_synth.proposers.procedural.operators.sqlite.shipped import summary_table, table_to_csv
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 
@@ -19,6 +20,8 @@ class SqliteTableToCsv(Operator):
     """Export one table of a SQLite database to CSV, in a stated order."""
 
     name = "sqlite-table-to-csv"
+    purpose = Purpose.PREPARE
+    converts = True
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
 
@@ -76,6 +79,7 @@ class SqliteAddSummaryTable(Operator):
     """A per-group count/total table of a database, written to a new database of its own."""
 
     name = "sqlite-add-summary-table"
+    purpose = Purpose.REPORT
     uses = (Use.GROUP, Use.SUM)
     final = True
     kinds = (Kind.SQLITE,)
@@ -100,7 +104,7 @@ class SqliteAddSummaryTable(Operator):
         solution = python_script(render(summary_table, ["write_summary"], **params), "write_summary()")
         tests = render(summary_table, ["test_summary_database"], tag=ctx.tag, **params)
         instruction = (
-            f"Next, write a new SQLite database `{out}` that holds exactly one table, `{summary}`, with the "
+            f"Write a new SQLite database `{out}` that holds exactly one table, `{summary}`, with the "
             f"columns `group_value` (TEXT), `n` and `total`: one row per distinct `{group}` value of table `{table}` "
             f"of `{artifact.path}` (NULL included as its own group), giving the value as text, the number of rows "
             f"with it, and the SQL SUM of `{value}` over those rows. Leave `{artifact.path}` unchanged."

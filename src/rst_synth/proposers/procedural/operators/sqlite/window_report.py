@@ -12,6 +12,7 @@ from rst_synth.proposers.procedural.operators.kit.roles import table_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import sqlite_tables
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
 from rst_synth.proposers.procedural.operators.sqlite.shipped import window_report
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 VARIANTS = ("top_per_group", "running_total", "above_average")
@@ -56,6 +57,7 @@ class SqliteWindowReport(Operator):
     """A report that needs window functions or a CTE, saved as a query file and as a CSV."""
 
     name = "sqlite-window-report"
+    purpose = Purpose.REPORT
     uses = (Use.GROUP, Use.STATS, Use.SUM)
     kinds = (Kind.SQLITE,)
     tools = ("python3",)
@@ -104,7 +106,7 @@ class SqliteWindowReport(Operator):
             ),
         }[variant]
         instruction = (
-            f"Next, write a single SQL `SELECT` statement (a `WITH` clause first is fine; no other statements) for "
+            f"Write a single SQL `SELECT` statement (a `WITH` clause first is fine; no other statements) for "
             f"the SQLite database `{artifact.path}` and save it as `{sql}`. Over the {where}, it returns {what}. "
             f"Run it and write the result to `{out}`: a comma-separated file with the header "
             f"`{','.join(header)}` and one line per result row; numbers as SQLite returns them in decimal notation."

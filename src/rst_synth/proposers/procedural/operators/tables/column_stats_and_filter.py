@@ -12,6 +12,7 @@ from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import NON_FINITE, csv_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
 from rst_synth.proposers.procedural.operators.tables.shipped import column_stats, filter_above_mean
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 
@@ -20,6 +21,7 @@ class CsvColumnStats(Operator):
     """Min, max, mean and median of every numeric column, as a JSON object."""
 
     name = "csv-column-stats"
+    purpose = Purpose.REPORT
     uses = (Use.STATS,)
     final = True
     kinds = (Kind.CSV,)
@@ -45,7 +47,7 @@ class CsvColumnStats(Operator):
         tests = render(column_stats, ["test_column_stats"], tag=ctx.tag, **params)
         names = ", ".join(f"`{c}`" for c in columns)
         instruction = (
-            f"Next, compute statistics of the measure columns ({names}) of `{artifact.path}` "
+            f"Compute statistics of the measure columns ({names}) of `{artifact.path}` "
             f"({delimiter_name(d['delimiter'])}-separated, with a header row) and write them to `{out}`: a JSON "
             "object with one key per column name, each mapping to an object with exactly the keys `min`, `max`, "
             "`mean` and `median` whose values are JSON numbers. `mean` is the arithmetic mean rounded to 3 "
@@ -70,6 +72,7 @@ class CsvFilterAboveMean(Operator):
     """Keep the rows whose numeric column is strictly above that column's mean."""
 
     name = "csv-filter-above-mean"
+    purpose = Purpose.REPORT
     uses = (Use.STATS,)
     final = True
     kinds = (Kind.CSV,)

@@ -9,6 +9,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
 from rst_synth.proposers.procedural.operators.tables.shipped import crosstab
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_COLUMN_VALUES = 12
@@ -32,6 +33,7 @@ class CsvCrosstab(Operator):
     """Count the rows of a table for every pair of values of two categorising columns, with totals."""
 
     name = "csv-crosstab"
+    purpose = Purpose.REPORT
     uses = (Use.GROUP,)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -49,7 +51,7 @@ class CsvCrosstab(Operator):
             crosstab, ["test_crosstab_cells_and_order", "test_totals_add_up"], tag=ctx.tag, **params, OUT=out
         )
         instruction = (
-            f"Next, cross-tabulate `{artifact.path}` ({delimiter_name(d.get('delimiter', ','))}-separated, with a "
+            f"Cross-tabulate `{artifact.path}` ({delimiter_name(d.get('delimiter', ','))}-separated, with a "
             f"header row): count its data rows for every combination of a `{rows_by}` value and a `{cols_by}` "
             f"value, and write `{out}`, a comma-separated CSV: the header is `{rows_by}`, then every distinct "
             f"`{cols_by}` value in ascending code-point order, then `total`; then one row per distinct `{rows_by}` "

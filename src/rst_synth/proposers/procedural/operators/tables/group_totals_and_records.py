@@ -9,6 +9,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.tables.shipped import group_totals, json_records
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 
@@ -22,6 +23,7 @@ class CsvGroupTotals(Operator):
     """Sum an additive measure per value of a column that categorises."""
 
     name = "csv-group-totals"
+    purpose = Purpose.REPORT
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -38,7 +40,7 @@ class CsvGroupTotals(Operator):
         solution = python_script(render(group_totals, ["write_totals"], **params, TOTAL=total), "write_totals()")
         tests = render(group_totals, ["test_header_and_totals", "test_order"], tag=ctx.tag, **params, TOTAL=total)
         instruction = (
-            f"Next, total the `{value}` column of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "
+            f"Total the `{value}` column of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "
             f"with a header row) for each distinct `{group}` value, and write the totals to `{out}`: a "
             f"comma-separated file with the header `{group},{total}`, one row per `{group}` value, each total "
             f"written with exactly two decimals, rows ordered by total (largest first), ties broken by the "
@@ -63,6 +65,8 @@ class CsvToJsonRecords(Operator):
     """Convert a CSV into a JSON array of typed records."""
 
     name = "csv-to-json-records"
+    purpose = Purpose.PREPARE
+    converts = True
     final = True
     kinds = (Kind.CSV,)
     tools = ("python3",)

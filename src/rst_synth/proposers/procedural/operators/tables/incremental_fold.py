@@ -8,7 +8,7 @@ import io
 import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
-from rst_synth.proposers.columns import Use
+from rst_synth.proposers.columns import Use, words
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import (
@@ -26,9 +26,17 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     work_root,
 )
 from rst_synth.proposers.procedural.operators.tables.shipped import incremental_fold
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 CENTS = re.compile(r"-?\d+(\.\d{1,2})?")
+
+
+MONEY_WORDS = frozenset(
+    "amount amounts revenue cost costs sales spend spent paid payment payments fee fees tax income expense "
+    "expenses budget profit balance credit debit total totals usd eur dollars value".split()
+)
+"""A ledger keeps `total_cents`: it folds money written in units with cents, never quantities or counts."""
 
 
 def _foldable(artifact: Artifact) -> list[tuple[str, str]]:
@@ -39,17 +47,23 @@ def _foldable(artifact: Artifact) -> list[tuple[str, str]]:
     return [
         (g, v)
         for g, v in csv_pairs(artifact)
-        if all(row[header.index(g)].strip() and CENTS.fullmatch(row[header.index(v)]) for row in body)
+        if set(words(v)) & MONEY_WORDS
+        and all(row[header.index(g)].strip() and CENTS.fullmatch(row[header.index(v)]) for row in body)
     ]
 
 
 def _batches(shape: CsvShape, ctx: StepContext) -> list[str]:
+    """Three batches of the same kind of rows as the artifact: its keys, amounts in its range (negative ones
+    only where it has refunds), so the ledger totals one kind of money per key."""
     rng = ctx.rng
-    keys = [*shape.groups[:6], "late arrival, quoted", "Zürich"]
+    keys = list(shape.groups[:6])
+    amounts = [round(float(row[shape.header.index(shape.value)]) * 100) for row in shape.rows]
+    low, high = (min(amounts), max(amounts)) if amounts else (0, 50000)
+    low, high = min(low, high - 1), max(high, low + 1)
     filler = next(n for n in ("note", "remark") if n not in (shape.group, shape.value))
     texts = []
     for number in range(3):
-        rows = [[rng.choice(keys), f"{rng.randint(-5000, 50000) / 100:.2f}", f"n{i}"] for i in range(rng.randint(4, 9))]
+        rows = [[rng.choice(keys), f"{rng.randint(low, high) / 100:.2f}", f"n{i}"] for i in range(rng.randint(4, 9))]
         if number == 1:
             rows[rng.randrange(len(rows))][1] = rng.choice(["12,50", "n/a", "1e3", "3.14159"])
         buffer = io.StringIO()
@@ -64,6 +78,7 @@ class CsvIncrementalFold(Operator):
     """Fold the artifact and arriving batches into a SQLite ledger, idempotently."""
 
     name = "csv-incremental-fold"
+    purpose = Purpose.PREPARE
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -106,7 +121,7 @@ class CsvIncrementalFold(Operator):
             EDGE_VALUES=EDGE_VALUES,
         )
         instruction = (
-            f"Next, new batches of `{group}`/`{value}` data arrive in `{incoming}` "
+            f"New batches of `{group}`/`{value}` data arrive in `{incoming}` "
             f"({', '.join(f'`{b}`' for b in batches)}). "
             f"Write a tool `{tool}` (an executable file with a `#!` line): `{tool} LEDGER FILE...` folds each FILE, "
             "a batch, into the JSON ledger LEDGER (created when missing, always written, even when nothing was "

@@ -12,6 +12,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
 from rst_synth.proposers.procedural.operators.tables.shipped import list_members
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 SEPARATORS = (";", "|")
@@ -105,6 +106,7 @@ class CsvListMembers(Operator):
     """Split a column of lists and report, for every value named in any list, the rows naming it."""
 
     name = "csv-list-members"
+    purpose = Purpose.REPORT
     uses = (Use.KEY, Use.GROUP)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -137,7 +139,7 @@ class CsvListMembers(Operator):
         )
         where = f" Consider only the rows whose `{fcol}` value, trimmed, is exactly `{fval}`." if fcol else ""
         instruction = (
-            f"Next, report who is named under every value listed in the `{listed}` column of `{artifact.path}` "
+            f"Report who is named under every value listed in the `{listed}` column of `{artifact.path}` "
             f"({delimiter_name(delim)}-separated, with a header row). Each `{listed}` cell is a list of values "
             f"separated by `{sep}`: trim every value of surrounding whitespace, ignore empty values (an empty cell "
             f"or a doubled `{sep}`), count a value repeated within one cell once for that row, and compare values "

@@ -17,6 +17,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     work_root,
 )
 from rst_synth.proposers.procedural.operators.tables.shipped import planted_defect_fix
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_tool, render
 
 DEFECTS = {
@@ -55,6 +56,7 @@ class PlantedDefectFix(Operator):
     """Diagnose and fix the one defect of a planted report tool, then run it on the artifact."""
 
     name = "planted-defect-fix"
+    purpose = Purpose.REPAIR
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -91,7 +93,7 @@ python3 {q(tool)} {q(artifact.path)} {q(out)}"""
             EDGE_VALUES=EDGE_VALUES,
         )
         instruction = (
-            f"Next, the report tool `{tool}` gives wrong results for some inputs. Its contract: "
+            f"The report tool `{tool}` gives wrong results for some inputs. Its contract: "
             f"`python3 {tool} INPUT OUTPUT` reads the UTF-8 comma-separated file INPUT (RFC 4180 quoting, LF or "
             f"CRLF line endings, a header row with the columns `{shape.group}` and `{shape.value}` among others, "
             "blank lines skipped) and writes OUTPUT: a CSV with the header "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use
@@ -22,6 +23,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     stem_of,
 )
 from rst_synth.proposers.procedural.operators.tables.shipped import quarantine_malformed, reconcile_sources
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 DATES = ("2024-11-30", "2025-01-15", "2025-02-28", "2025-03-01", "2025-04-10")
@@ -43,24 +45,35 @@ def _unique_keys(artifact: Artifact) -> list[tuple[str, str]]:
 
 
 def _partner_feed(shape: CsvShape, ctx: StepContext, cutoff: str) -> list[dict[str, object]]:
+    """The partner's records, in the units of our column: whole numbers where ours are (`unit_cost_cents`), so
+    that a difference is a changed figure, never cents set against dollars."""
     rng, k, v = ctx.rng, shape.header.index(shape.group), shape.header.index(shape.value)
+    whole = all(re.fullmatch(r"-?\d+", row[v].strip()) for row in shape.rows)
+
+    def figure(hundredths: int) -> str:
+        return str(hundredths // 100) if whole else f"{hundredths / 100:.2f}"
+
     feed: list[dict[str, object]] = []
     for row in shape.rows:
         choice = rng.random()
         key = row[k] if rng.random() < 0.6 else f"  {row[k].upper()} "
         if choice < 0.25:
-            feed.append({"key": key, "value": row[v] + ("0" if "." in row[v] else ".00"), "as_of": rng.choice(DATES)})
+            same = f" {row[v]} " if whole else row[v] + ("0" if "." in row[v] else ".00")
+            feed.append({"key": key, "value": same, "as_of": rng.choice(DATES)})
         elif choice < 0.6:
-            changed = f"{float(row[v]) + rng.randint(1, 900) / 100:.2f}"
+            step = rng.randint(1, 900)
+            changed = str(int(row[v]) + step) if whole else f"{float(row[v]) + step / 100:.2f}"
             feed.append({"key": key, "value": changed, "as_of": rng.choice(DATES)})
         elif choice < 0.7:
             feed.append({"key": key, "value": rng.choice([None, "n/a", ""]), "as_of": cutoff})
+    scale = 100 if whole else 1  # `figure` takes hundredths of our unit
     for i in range(rng.randint(2, 4)):
-        feed.append({"key": f"new-{shape.group}-{i}", "value": f"{rng.randint(-500, 9000) / 100:.2f}", "as_of": cutoff})
+        new = figure(rng.randint(-500, 9000) * scale)
+        feed.append({"key": f"new-{shape.group}-{i}", "value": new, "as_of": cutoff})
     if feed:
         first = dict(feed[0])
-        feed.append({**first, "value": f"{rng.randint(1, 9000) / 100:.2f}", "as_of": "2025-06-30"})
-        feed.append({**first, "value": "1.00", "as_of": "2023-01-01"})
+        feed.append({**first, "value": figure(rng.randint(1, 9000) * scale), "as_of": "2025-06-30"})
+        feed.append({**first, "value": figure(100), "as_of": "2023-01-01"})
     rng.shuffle(feed)
     return feed
 
@@ -70,6 +83,7 @@ class CsvReconcileSources(Operator):
     """Reconcile the artifact with a partner's JSON export under stated conflict rules."""
 
     name = "csv-reconcile-sources"
+    purpose = Purpose.RECONCILE
     uses = (Use.KEY, Use.STATS)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -89,7 +103,7 @@ class CsvReconcileSources(Operator):
         solution = python_script(render(reconcile_sources, ["main"], **params), "main()")
         tests = render(reconcile_sources, ["test_reconciled_by_the_rules"], tag=ctx.tag, **params)
         instruction = (
-            f"Next, a partner sent its own figures for the same `{group}` keys: `{partner}`, a JSON array of "
+            f"A partner sent its own figures for the same `{group}` keys: `{partner}`, a JSON array of "
             "objects with `key` (text), `value` (a decimal number as a string, or something else) and `as_of` "
             f"(a `YYYY-MM-DD` date). Reconcile it with `{artifact.path}` (column `{group}` is our key, "
             f"`{value}` our value) into `{out}`: a CSV with the header `{group},{value},source` and one row per "
@@ -155,6 +169,7 @@ class CsvQuarantineMalformed(Operator):
     """Split a raw feed in the artifact's format into accepted records and a reject report."""
 
     name = "csv-quarantine-malformed"
+    purpose = Purpose.RECONCILE
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -179,7 +194,7 @@ class CsvQuarantineMalformed(Operator):
         solution = python_script(render(quarantine_malformed, ["main"], **params), "main()")
         tests = render(quarantine_malformed, ["test_accepted_records", "test_reject_report"], tag=ctx.tag, **params)
         instruction = (
-            f"Next, a raw feed in the format of `{artifact.path}` arrived as `{feed}` (UTF-8, RFC 4180 quoting with "
+            f"A raw feed in the format of `{artifact.path}` arrived as `{feed}` (UTF-8, RFC 4180 quoting with "
             "quoted fields that hold commas, CRLF line endings, a header row; blank lines are skipped and not "
             "counted). Check its records, numbered from 1 after the header, in order, and give each rejected one "
             "the first reason that applies: `wrong_field_count` (not as many fields as the header), `missing_key` "

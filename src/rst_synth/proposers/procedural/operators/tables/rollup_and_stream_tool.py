@@ -19,6 +19,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     work_root,
 )
 from rst_synth.proposers.procedural.operators.tables.shipped import rollup_tool, stream_summary
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_tool, render, write_tool
 
 
@@ -33,6 +34,7 @@ class CsvRollupTool(Operator):
     """A reusable rollup tool for any CSV with two named columns, run on the artifact."""
 
     name = "csv-rollup-tool"
+    purpose = Purpose.TOOL
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -63,7 +65,7 @@ chmod 0755 {q(tool)}
             SEED=ctx.rng.randrange(10**6),
         )
         instruction = (
-            f"Next, write a reusable command-line tool `{tool}` (an executable file with a `#!` line) with this "
+            f"Write a reusable command-line tool `{tool}` (an executable file with a `#!` line) with this "
             f"contract. `{tool} INPUT` reads the comma-separated file INPUT, whose header row has (among any "
             f"others, in any order) the columns `{shape.group}` and `{shape.value}`, and prints to standard output "
             f"a CSV with the header `{shape.group},rows,total` and one line per distinct `{shape.group}` value: "
@@ -93,6 +95,7 @@ class CsvStreamSummary(Operator):
     """A streaming summary tool, proven on an input 100x larger than the artifact under a memory cap."""
 
     name = "csv-stream-summary"
+    purpose = Purpose.TOOL
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3", "gzip")
@@ -147,7 +150,7 @@ gzip -dc {q(big)} | {q(tool)} > {q(out)}"""
             SEED=seed,
         )
         instruction = (
-            f"Next, the same kind of data as `{artifact.path}` has arrived 100 times larger: `{big}` "
+            f"The same kind of data as `{artifact.path}` has arrived 100 times larger: `{big}` "
             f"(gzip-compressed CSV with the same header, {rows} data rows). Write a streaming tool `{tool}` (an "
             "executable file with a `#!` line) that reads a UTF-8 comma-separated table (RFC 4180: quoted fields may "
             "hold commas, doubled quotes and line breaks; LF or CRLF line endings; a header row with the columns "

@@ -15,6 +15,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, sample_rows
 from rst_synth.proposers.procedural.operators.tables.shipped import interval_peak, time_buckets
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_BUCKETS = 400
@@ -74,6 +75,7 @@ class CsvTimeBuckets(Operator):
     """Rows and sums of a table's measures per minute, hour or day of a timestamp column, empty buckets kept."""
 
     name = "csv-time-buckets"
+    purpose = Purpose.REPORT
     uses = (Use.SUM,)
     kinds = (Kind.CSV,)
     tools = ("python3",)
@@ -104,7 +106,7 @@ class CsvTimeBuckets(Operator):
         label = {"minute": "`YYYY-MM-DDTHH:MMZ`", "hour": "`YYYY-MM-DDTHH:00Z`", "day": "`YYYY-MM-DD`"}[width]
         sums = ", ".join(f"`{m}`" for m in measures)
         instruction = (
-            f"Next, show how `{artifact.path}` ({delimiter_name(delim)}-separated, with a header row) spreads over "
+            f"Show how `{artifact.path}` ({delimiter_name(delim)}-separated, with a header row) spreads over "
             f"time: group its data rows by the {unit} of their `{column}` timestamp and write `{out}`, a "
             f"comma-separated CSV with the header `{width},rows,{','.join(measures)}`. Timestamps are ISO 8601; one "
             "with an offset or `Z` is converted to UTC, one without is taken as UTC already; a row whose "
@@ -144,6 +146,7 @@ class CsvIntervalPeak(Operator):
     """The most rows open at one instant in a table of intervals (sessions, bookings, jobs), and when."""
 
     name = "csv-interval-peak"
+    purpose = Purpose.REPORT
     kinds = (Kind.CSV,)
     tools = ("python3",)
     weight = 2.0

@@ -10,8 +10,10 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.text import is_prose
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import contacts
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 HEADER = ["email", "lines", "phones", "first_date", "last_date"]
@@ -27,7 +29,7 @@ def _corpus(artifact: Artifact, discovery: Discovery) -> list[str]:
     return sorted(
         a.path
         for a in discovery.artifacts
-        if a.kind is Kind.TEXT and a.directory == artifact.directory and mentions_emails(a, 1)
+        if a.kind is Kind.TEXT and a.directory == artifact.directory and mentions_emails(a, 1) and is_prose(a)
     )
 
 
@@ -36,6 +38,7 @@ class TextContactIndex(Operator):
     """Email addresses of a text corpus with the lines, phones and dates mentioned alongside, as a tool."""
 
     name = "text-contact-index"
+    purpose = Purpose.TOOL
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0
@@ -48,6 +51,7 @@ class TextContactIndex(Operator):
         root = work_root(discovery)
         return (
             mentions_emails(artifact)
+            and is_prose(artifact)
             and not inside_git(artifact.path, discovery)
             and not any(inside_git(f"{root}/{d}/x", discovery) for d in ("bin", "contacts"))
         )
@@ -67,7 +71,7 @@ class TextContactIndex(Operator):
         tests = render(contacts, names, tag=ctx.tag, **params)
         listing = ", ".join(f"`{f}`" for f in files)
         instruction = " ".join(
-            f"""Next, index the contacts mentioned in the notes {listing}. Write a command-line tool `{tool}` (an
+            f"""Index the contacts mentioned in the notes {listing}. Write a command-line tool `{tool}` (an
             executable file with a `#!` line): `{tool} FILE...` reads the UTF-8 files in order, line by line. An
             email address is a local part (letters, digits, `.`, `_`, `%`, `+`, `-`), `@`, and a domain of
             dot-separated labels (letters, digits, `-`) whose last label is two or more letters, not preceded by a

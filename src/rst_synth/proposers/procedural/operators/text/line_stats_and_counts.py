@@ -18,6 +18,7 @@ from rst_synth.proposers.procedural.operators.kit.text import (
     text_artifact,
 )
 from rst_synth.proposers.procedural.operators.text.shipped import line_counts, line_stats
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render
 
 LINE_DEF = (
@@ -46,6 +47,7 @@ class TextLineStats(TextOperator):
     """Line and word counts of a text file, with its most frequent words, as JSON."""
 
     name = "text-line-stats"
+    purpose = Purpose.RECORD
     bookkeeping = True
     weight = 0.3
 
@@ -55,7 +57,7 @@ class TextLineStats(TextOperator):
         solution = python_script(render(line_stats, ["write_stats"], **params), "write_stats()")
         tests = render(line_stats, ["test_line_and_word_stats"], tag=ctx.tag, **params)
         instruction = (
-            f"Next, write statistics of `{artifact.path}` to `{out}` as a JSON object with exactly three keys: "
+            f"Write statistics of `{artifact.path}` to `{out}` as a JSON object with exactly three keys: "
             f"`lines`, the number of lines ({LINE_DEF}); `words`, the number of words, where a word is a maximal "
             "run of ASCII letters and digits (`[A-Za-z0-9]+`) and words are compared lowercased; and `top_words`, "
             "an array of the 5 most frequent lowercased words (fewer if there are fewer distinct words), each an "
@@ -83,6 +85,7 @@ class TextPatternCount(TextOperator):
     """Lines containing a token of the file, numbered as `grep -n` prints them, and their count."""
 
     name = "text-pattern-count"
+    purpose = Purpose.RECORD
     bookkeeping = True
     weight = 0.3
 
@@ -122,6 +125,7 @@ class TextUniqueCounts(TextOperator):
     """Each distinct line with how often it occurs, most frequent first."""
 
     name = "text-unique-counts"
+    purpose = Purpose.RECORD
     bookkeeping = True
     weight = 0.3
     max_lines = 100_000
@@ -132,7 +136,7 @@ class TextUniqueCounts(TextOperator):
         solution = python_script(render(line_counts, ["write_unique_counts"], **params), "write_unique_counts()")
         tests = render(line_counts, ["test_distinct_lines_with_counts"], tag=ctx.tag, **params)
         instruction = (
-            f"Next, count how often each distinct line occurs in `{artifact.path}` ({LINE_DEF}; an empty line is a "
+            f"Count how often each distinct line occurs in `{artifact.path}` ({LINE_DEF}; an empty line is a "
             f"line too) and write one line per distinct line to `{out}`: the count as a plain integer (no padding), "
             "a tab, then the line itself exactly as in the file. Order them by count (largest first), ties broken "
             "by the line in ascending code-point order (the byte order of `LC_ALL=C sort`)."

@@ -13,6 +13,7 @@ from rst_synth.proposers.procedural.operator import Operator, Step, StepContext,
 from rst_synth.proposers.procedural.operators.kit.text import complete_sample
 from rst_synth.proposers.procedural.operators.kit.workflow import DECIMAL, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import records_top
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 MAX_BYTES = 64 * 1024
@@ -45,6 +46,7 @@ class TextRecordsTool(Operator):
     """A top-N tool over whitespace-separated records with a stated contract, run on the artifact."""
 
     name = "text-records-tool"
+    purpose = Purpose.TOOL
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.TEXT,)
     tools = ("python3",)
@@ -75,7 +77,7 @@ class TextRecordsTool(Operator):
         seed = ctx.rng.randrange(10**6)
         tests = render(records_top, names, tag=ctx.tag, **params, SEED=seed)
         instruction = (
-            f"Next, write a reusable tool `{tool}` (an executable file with a `#!` line) for whitespace-separated "
+            f"Write a reusable tool `{tool}` (an executable file with a `#!` line) for whitespace-separated "
             f"records like those of `{artifact.path}`. `{tool} N [FILE]` reads FILE, or standard input when FILE "
             "is omitted (UTF-8). Each line (lines end with LF or CRLF) is split on runs of spaces and tabs; blank "
             "lines and lines whose first field starts with `#` are skipped. Field "

@@ -9,10 +9,12 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.text import is_prose
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log
 from rst_synth.proposers.procedural.operators.schedule.crontab import schedule_entries
 from rst_synth.proposers.procedural.operators.text.shipped import tfidf
+from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 HEADER = ["file", "rank", "term", "count", "tfidf"]
@@ -26,6 +28,7 @@ def _prose(artifact: Artifact) -> bool:
     lines = [line for line in artifact.sample.splitlines() if line.strip()]
     return (
         artifact.kind is Kind.TEXT
+        and is_prose(artifact)
         and len(words) >= 30
         and sum(map(len, words)) >= 0.5 * len(artifact.sample)
         and sum(line.lstrip().startswith("#") for line in lines) <= 0.2 * len(lines)
@@ -54,6 +57,7 @@ class TextTfidfTerms(Operator):
     """The most distinctive terms of each file of a folder of prose by TF-IDF, as a tool."""
 
     name = "text-tfidf-terms"
+    purpose = Purpose.TOOL
     kinds = (Kind.TEXT,)
     tools = ("python3",)
     weight = 3.0
@@ -88,7 +92,7 @@ class TextTfidfTerms(Operator):
         tests = render(tfidf, names, tag=ctx.tag, **params)
         listing = ", ".join(f"`{f}`" for f in files)
         instruction = " ".join(
-            f"""Next, find the distinctive terms of the texts {listing}. Write a command-line tool `{tool}` (an
+            f"""Find the distinctive terms of the texts {listing}. Write a command-line tool `{tool}` (an
             executable file with a `#!` line): `{tool} TOP FILE FILE...` (TOP a whole number >= 1, two files or
             more) reads the UTF-8 files. A file's terms are the runs of letters `a`-`z` and apostrophes in its
             lower-cased text, with apostrophes at either end removed and empty runs dropped (so `Don't` is
