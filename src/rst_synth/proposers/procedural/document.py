@@ -17,7 +17,7 @@ from rst_synth.proposers.procedural.scenarios import HEADINGS, Purpose, Scenario
 START_HEADING = "Where the work starts"
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ATX = re.compile(r"^(#{1,6})(\s)")
-_LEAD = re.compile(r"^(?:Next|Then|Finally|Also|Now),\s+(\w)")
+_LEAD = re.compile(r"^(?:Next|Then|Finally|Also|Now),?\s+([a-z])")
 
 
 @dataclass
