@@ -14,7 +14,7 @@ from rst_synth.sandbox import FileDigest
 from rst_synth.task import Task
 from rst_synth.validator import QUALITY_CHECKS, Check, Reason, ValidationReport, Validator, ValidatorConfig, Verdict
 from rst_synth.validator.mutation import MutationOutcome, mutants_of, weak_tests
-from rst_synth.validator.quality import States, is_output_path, new_outputs, path_literals, without_step
+from rst_synth.validator.quality import States, is_output_path, lost_literals, new_outputs, path_literals, without_step
 from tests.support import quality
 from tests.support.fakes import FakeContainer, FakeSandbox
 
@@ -272,3 +272,15 @@ def test_checks_follow_the_parent_check_in_the_report(tmp_path: Path) -> None:
     child, parent = quality.good(tmp_path)
     order = [c.check for c in validate(child, parent).checks]
     assert order[order.index(Check.PARENT) + 1 :] == list(QUALITY_CHECKS)
+
+
+def test_a_rewritten_instruction_keeps_what_the_parent_stated_and_the_tests_read(tmp_path: Path) -> None:
+    parent = quality.parent(tmp_path)
+    child = quality.child(parent, quality.writes("r1s1", "/app/summary.txt", quality.SUMMARY))
+    assert lost_literals(child, parent) == []
+    child.instruction = child.instruction.replace(f"`{quality.PARENT_TEXT}`", "the report line")
+    assert lost_literals(child, parent) == [quality.PARENT_TEXT]  # the parent's test still compares it
+    result = validate(child, parent).result_of("instruction_paths")
+    assert result.reason is Reason.INSTRUCTION_GAP and quality.PARENT_TEXT in result.detail
+    child.instruction += "\nNothing reads `unused literal`."
+    assert lost_literals(child, parent) == [quality.PARENT_TEXT]  # a literal no test holds may go

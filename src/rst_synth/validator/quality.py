@@ -165,12 +165,42 @@ def _named(path: str, text: str) -> bool:
 
 def instruction_paths(task: Task, parent: Task) -> CheckResult:
     """Every path the new test modules name (string literals under the scan roots) appears in the
-    instruction: an agent cannot guess where the tests look."""
+    instruction: an agent cannot guess where the tests look. And an instruction rewritten for the whole
+    workflow keeps what the parent's stated and the tests still read (`lost_literals`)."""
     new = new_test_modules(task, parent)
     missing = sorted(p for p in path_literals(new) if not _named(p, task.instruction))
     problems = [f"{p} is read by {_module_naming(p, new)} but the instruction never names it" for p in missing]
+    problems += [
+        f"`{literal}` is stated by the parent's instruction and read by the tests, but the instruction lost it"
+        for literal in lost_literals(task, parent)
+    ]
     ok = f"{len(path_literals(new))} path(s) of the new tests, all named"
     return _check(Check.INSTRUCTION_PATHS, problems, Reason.INSTRUCTION_GAP, ok)
+
+
+_BACKTICKED = re.compile(r"`([^`\n]{2,200})`")
+
+
+def lost_literals(task: Task, parent: Task) -> list[str]:
+    """The backticked literals (a path, a header, a key, a value) of the parent's instruction that a test of
+    the child still holds in a string and that the child's instruction no longer states."""
+    stated = {m.group(1) for m in _BACKTICKED.finditer(parent.instruction)}
+    gone = sorted(s for s in stated if s not in task.instruction)
+    if not gone:
+        return []
+    strings = _strings(tests_of(task))
+    return [s for s in gone if any(s in text for text in strings)]
+
+
+def _strings(modules: dict[str, bytes]) -> list[str]:
+    found = []
+    for body in modules.values():
+        try:
+            tree = ast.parse(body.decode("utf-8", errors="replace"))
+        except (SyntaxError, ValueError):
+            continue
+        found += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return found
 
 
 def _module_naming(path: str, modules: dict[str, bytes]) -> str:
