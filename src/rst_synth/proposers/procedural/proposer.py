@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import re
 
@@ -26,6 +27,7 @@ from rst_synth.task import HistoryStep, StepRecord, Task
 from rst_synth.validator import Reason, ValidationReport
 
 NAME = "procedural"
+log = logging.getLogger(__name__)
 _FAILED_STEP = re.compile(r"test_step_(r\d+s\d+)\.py")
 _FIRST_PATH = re.compile(r"(/[^\s,:;'\"`]+)")
 
@@ -177,6 +179,12 @@ class ProceduralProposer:
                 produced.bookkeeping = produced.bookkeeping or operator.bookkeeping
             if not operator.final:
                 available.extend(a for a in step.produces if not a.bookkeeping and not a.end_result)
+        refused = {code.value: n for code, n in sorted(lineage.refused.items())}
+        log.info(
+            "procedural draw: %s refused",
+            sum(refused.values()),
+            extra={"fields": {"round": round_, "refused": refused}},
+        )
         return steps
 
 
