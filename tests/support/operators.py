@@ -7,8 +7,7 @@ from pathlib import Path
 from rst_synth.proposers import Proposal
 from rst_synth.proposers.discovery import Discovery, discovery_on
 from rst_synth.proposers.procedural import ProceduralConfig, ProceduralProposer
-from rst_synth.proposers.procedural.library import bookkeeping_operators
-from rst_synth.task import HistoryStep, Lineage, Task
+from rst_synth.task import Task
 from rst_synth.validator import ValidationReport, Validator
 from tests.support.docker import run_async
 from tests.support.tasks import write_task
@@ -30,14 +29,9 @@ def parent_task(root: Path, solve: str, *, name: str = "parent", dockerfile: str
 
 
 def extend_with(operator: str, parent_dir: Path, seed: int = 0) -> tuple[Proposal, ValidationReport]:
-    """Propose a child of `parent_dir` made by `operator` alone, and validate it against the parent.
-    A bookkeeping operator may only add the fifth step of a lineage: the parent gets four earlier
-    (domain) steps in its lineage history first."""
+    """Propose a child of `parent_dir` made by `operator` alone, and validate it against the parent (an
+    operator named by the caller is drawn whatever the refusal rules say of the lineage)."""
     parent = Task.load(parent_dir)
-    if operator in bookkeeping_operators():
-        earlier = [HistoryStep(name="csv-group-totals", consumes=[f"/earlier/{k}.csv"]) for k in range(4)]
-        lineage = parent.config.metadata.lineage or Lineage()
-        parent.config.metadata.lineage = lineage.model_copy(update={"history": earlier})
 
     async def work(sandbox):  # type: ignore[no-untyped-def]
         proposer = ProceduralProposer(

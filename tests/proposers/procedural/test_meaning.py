@@ -140,3 +140,10 @@ def test_the_schema_check_never_checks_the_file_it_was_taken_from() -> None:
     step = OPERATORS["json-schema-check"].step(doc, _ctx())
     assert f"{step.produces[1].path} " not in step.solution.split("chmod 0755")[-1]
     assert "against the schema with it" not in step.instruction
+
+
+def test_operators_the_caller_names_are_drawn_whatever_the_rules_say() -> None:
+    sales = artifact("/app/out/sales.csv", SALES)
+    chosen = Lineage(history=[], scenario=BY_NAME["quarter-close"], first_of_round=True, chosen=True)
+    assert refusal(OPERATORS["serve-csv-http"], sales, chosen) is None
+    assert refusal(OPERATORS["files-bundle-targz"], sales, chosen) is None

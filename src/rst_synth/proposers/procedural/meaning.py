@@ -43,12 +43,17 @@ class Lineage:
     scenario: Scenario
     first_of_round: bool
     """The candidate would be the round's first step."""
+    chosen: bool = False
+    """The caller named the operators to use (`ProceduralConfig.operators`): it composes the lineage, and
+    these rules stand aside."""
     refused: Counter[Refusal] = field(default_factory=Counter)
     """How often each rule refused a candidate in this proposal."""
 
 
 def refusal(operator: Operator, artifact: Artifact, lineage: Lineage) -> Refusal | None:
     """Why `operator` on `artifact` would compute nothing that matters to the lineage's job, or None."""
+    if lineage.chosen:
+        return None
     if operator.purpose not in lineage.scenario.purposes:
         return Refusal.OFF_SCENARIO
     if operator.bookkeeping:

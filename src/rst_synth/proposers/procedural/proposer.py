@@ -52,7 +52,8 @@ class ProceduralConfig(BaseModel):
     chain_bias: float = Field(default=0.7, ge=0, le=1)
     """Chance that a later step builds on what the previous step of the same child produced."""
     operators: list[str] | None = None
-    """Restrict to these operator names (default: the whole library)."""
+    """Restrict to these operator names (default: the whole library). A caller that names them composes the
+    lineage itself: the refusal rules of `meaning.py` stand aside."""
 
 
 class ProceduralProposer:
@@ -139,7 +140,8 @@ class ProceduralProposer:
         steps: list[Step] = []
         used = _used_inputs(history, found)
         root = work_root(found) + "/"  # bookkeeping of /etc/group or a home's dotfiles is no result at all
-        lineage = Lineage(history=history, scenario=scenario, first_of_round=True)
+        chosen = self.config.operators is not None
+        lineage = Lineage(history=history, scenario=scenario, first_of_round=True, chosen=chosen)
         for k in range(1, count + 1):
             lineage.first_of_round = k == 1
             done = {h.name for h in history}
