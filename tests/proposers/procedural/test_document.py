@@ -32,7 +32,7 @@ def test_the_first_child_opens_with_the_scenario_and_takes_the_seed_as_its_start
     assert "Next," not in text
 
 
-def test_later_rounds_add_parts_to_their_sections_in_purpose_order() -> None:
+def test_later_rounds_add_parts_to_their_sections_in_the_order_first_needed() -> None:
     first, _ = compose(SEED, SCENARIO, [Part(Purpose.REPORT, "Write `/a.csv`.\n\nIt has two rows.")], started=False)
     tool = Part(Purpose.TOOL, "Next, write a tool `/app/bin/t`.")
     fix = Part(Purpose.REPAIR, "Then, fix `/app/bin/broken`.")
@@ -46,7 +46,7 @@ def test_later_rounds_add_parts_to_their_sections_in_purpose_order() -> None:
     headings = [line for line in text.split("\n") if line.startswith("## ") and "inside" not in line]
     assert headings == [
         f"## {START_HEADING}",
-        *(f"## {HEADINGS[p]}" for p in (Purpose.REPAIR, Purpose.REPORT, Purpose.TOOL)),
+        *(f"## {HEADINGS[p]}" for p in (Purpose.REPORT, Purpose.TOOL, Purpose.REPAIR)),
     ]
     document = parse(text)
     assert document.parts[Purpose.REPORT] == ["Write `/a.csv`.", "", "It has two rows.", "", "Write `/b.csv`."]

@@ -1,8 +1,8 @@
 """A lineage's instruction as one document: a title and an opening that say who needs what and why (the
 lineage's scenario), the seed's job as the starting point, then the deliverables grouped by what they are
-for. Each round adds its steps' parts to the sections they belong to, so the text reads as one job, not as
-a chain of "Next, ..." paragraphs; every step's part stays contiguous, so each step keeps its own span of
-lines (the multi-step export and `split_child` read it).
+for, each section where the lineage first needed it. Each round adds its steps' parts to the sections they
+belong to, so the text reads as one job, not as a chain of "Next, ..." paragraphs; every step's part stays
+contiguous, so each step keeps its own span of lines (the multi-step export and `split_child` read it).
 
 The document is parsed back by its level-2 headings: the seed's own headings move two levels down when it
 is taken in, so every `## ` line outside a code block is one of ours."""
@@ -86,8 +86,7 @@ def render(document: Document) -> tuple[str, dict[Purpose, int]]:
     """The document's text, and for each section the number of lines before its body."""
     lines = [*document.head, "", f"## {START_HEADING}", "", *document.start]
     offsets: dict[Purpose, int] = {}
-    for purpose in Purpose:  # sections in the order of Purpose, whatever order they were added in
-        body = document.parts.get(purpose)
+    for purpose, body in document.parts.items():  # in the order the lineage first needed each
         if body:
             lines += ["", f"## {HEADINGS[purpose]}", ""]
             offsets[purpose] = len(lines)

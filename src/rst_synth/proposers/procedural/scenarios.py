@@ -15,7 +15,7 @@ from rst_synth.proposers.artifacts import Kind
 
 
 class Purpose(StrEnum):
-    """What a deliverable is for; the instruction groups deliverables by it, in this order."""
+    """What a deliverable is for; the instruction groups deliverables by it."""
 
     PREPARE = "prepare"
     """Getting inputs into a usable shape: loading, converting, migrating."""
@@ -73,8 +73,8 @@ class Scenario:
         """The instruction's first paragraph."""
         return (
             f"{self.who} {self.need}. {self.why} The work is described below in parts, grouped by what each "
-            "deliverable is for; every part states exactly what it must produce, and later parts build on what "
-            "earlier ones make."
+            "deliverable is for; every part states exactly what it must produce and names the files it builds "
+            "on, some of which other parts make."
         )
 
 
@@ -126,7 +126,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "The review decides what gets fixed first, so its numbers must be right and reproducible.",
         _LOGS | frozenset({Kind.CSV, Kind.JSON}),
         _NO_SERVICE - {Purpose.RELEASE},
-        words=frozenset("log logs access incident errors outage status requests server".split()),
+        words=frozenset("log logs access incident errors outage requests server latency".split()),
     ),
     Scenario(
         "crm-import",
@@ -192,7 +192,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         frozenset({Kind.TEXT, Kind.CSV, Kind.ARCHIVE, Kind.SHELL_SCRIPT, Kind.CONFIG}),
         _NO_SERVICE - {Purpose.RELEASE},
         words=frozenset(
-            "backup backups cron schedule permissions users groups checksum manifest archive onboarding".split()
+            "backup backups cron schedule permissions user users username uid gid groups accounts sudo checksum "
+            "manifest archive onboarding".split()
         ),
     ),
 )
