@@ -3,8 +3,13 @@ purpose; each round's parts land in their sections, keep their own spans and rea
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from rst_synth.proposers.child import Extension, NewStep, assemble_child, split_child
 from rst_synth.proposers.procedural.document import START_HEADING, Part, as_part, compose, demoted, parse
 from rst_synth.proposers.procedural.scenarios import BY_NAME, HEADINGS, Purpose
+from rst_synth.task import Task
+from tests.support.tasks import write_task
 
 SEED = """# Sales rollup
 
@@ -15,6 +20,7 @@ Finance dropped `/app/data/sales.csv`. Write `/app/out/totals.csv`.
 ```
 """
 SCENARIO = BY_NAME["quarter-close"]
+TEST = "def test_x():\n    assert True\n"
 
 
 def _span(text: str, span: tuple[int, int]) -> str:
@@ -59,3 +65,33 @@ def test_headings_move_down_outside_code_blocks_only() -> None:
     assert demoted("# A\n## B\n```\n# c\n```\n###### F") == "### A\n#### B\n```\n# c\n```\n###### F"
     assert as_part("\nNext, measure `x`.\n") == "Measure `x`."
     assert as_part("Write `Next, x`.") == "Write `Next, x`."
+
+
+def test_each_step_of_a_composed_child_comes_back_as_its_own_part(tmp_path: Path) -> None:
+    """`split_child` (and so the multi-step export) reads each step's part of the document."""
+    parent = Task.load(write_task(tmp_path, instruction=SEED, solve="mkdir -p /app/out\n"))
+    steps = [
+        NewStep(
+            name="a",
+            tag="r1s1",
+            solution="echo a > /app/out/a.txt\n",
+            test_module=TEST,
+            instruction="Next, write `/app/out/a.txt`.",
+        ),
+        NewStep(
+            name="b",
+            tag="r1s2",
+            solution="echo b > /app/bin/b\n",
+            test_module=TEST,
+            instruction="Write the tool `/app/bin/b`.",
+        ),
+    ]
+    purposes = {"r1s1": Purpose.REPORT, "r1s2": Purpose.TOOL}
+
+    def write(instruction: str, added: list[NewStep]) -> tuple[str, list[tuple[int, int]]]:
+        return compose(instruction, SCENARIO, [Part(purposes[s.tag], s.instruction) for s in added], started=False)
+
+    child = assemble_child(parent, Extension(steps=steps), proposer="procedural", compose=write)
+    assert child.instruction.startswith(f"# {SCENARIO.title}\n")
+    back = split_child(parent, child).steps
+    assert [s.instruction for s in back] == ["Write `/a`.\n", "Write `/app/bin/b`.\n"]

@@ -89,6 +89,10 @@ def test_two_generation_chain_grows_and_each_child_is_accepted() -> None:
 
     last, reports = run_async(chain)
     assert last.config.metadata.lineage.round == 2
+    # One document for the whole workflow: the scenario the first child took, kept, and no "Next, ..." chain.
+    assert last.config.metadata.lineage.scenario == "incident-review"
+    assert last.instruction.startswith("# Incident review\n") and "\nNext, " not in last.instruction
+    assert "## Where the work starts" in last.instruction
     assert reports[0].figures.solution_lines < reports[1].figures.solution_lines
     assert len([f for f in last.files if f.startswith(f"{TaskPaths.TESTS_DIR}/test_step_")]) >= 2
 
