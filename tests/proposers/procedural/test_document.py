@@ -94,4 +94,4 @@ def test_each_step_of_a_composed_child_comes_back_as_its_own_part(tmp_path: Path
     child = assemble_child(parent, Extension(steps=steps), proposer="procedural", compose=write)
     assert child.instruction.startswith(f"# {SCENARIO.title}\n")
     back = split_child(parent, child).steps
-    assert [s.instruction for s in back] == ["Write `/a`.\n", "Write `/app/bin/b`.\n"]
+    assert [s.instruction for s in back] == ["Write `/app/out/a.txt`.\n", "Write the tool `/app/bin/b`.\n"]
