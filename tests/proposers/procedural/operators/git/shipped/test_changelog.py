@@ -10,18 +10,13 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.procedural.operators.git.shipped import changelog as shipped
+from tests.support.shipped import tool_file
 
 
 def tool(folder: Path, tweak: str = "") -> str:
     """The reference as an executable, `tweak` breaking it subtly."""
-    path = folder / "changelog"
-    path.write_text(
-        f"#!{sys.executable}\nimport sys\n"
-        "from rst_synth.proposers.procedural.operators.git.shipped import changelog\n"
-        f"{tweak}\nsys.exit(changelog.main())\n"
-    )
-    path.chmod(0o755)
-    return str(path)
+    code = f"from rst_synth.proposers.procedural.operators.git.shipped import changelog\n{tweak}\n"
+    return tool_file(folder / "changelog", code, "sys.exit(changelog.main())")
 
 
 @pytest.fixture

@@ -13,18 +13,13 @@ import pytest
 
 from rst_synth.proposers.procedural.operators.git.shipped import churn as shipped
 from tests.proposers.git_parents import make_repo
+from tests.support.shipped import tool_file
 
 
 def tool(folder: Path, tweak: str = "") -> str:
     """The reference as an executable, `tweak` breaking it subtly."""
-    path = folder / "churn"
-    path.write_text(
-        f"#!{sys.executable}\nimport sys\n"
-        "from rst_synth.proposers.procedural.operators.git.shipped import churn\n"
-        f"{tweak}\nsys.exit(churn.main(sys.argv))\n"
-    )
-    path.chmod(0o755)
-    return str(path)
+    code = f"from rst_synth.proposers.procedural.operators.git.shipped import churn\n{tweak}\n"
+    return tool_file(folder / "churn", code, "sys.exit(churn.main(sys.argv))")
 
 
 @pytest.fixture

@@ -11,18 +11,17 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.procedural.operators.git.shipped import commit_msg as shipped
+from tests.support.shipped import tool_file
 
 
 def hook(path: Path, tweak: str = "") -> str:
     """The reference as an executable at `path`, `tweak` breaking it subtly."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        f"#!{sys.executable}\nimport sys\n"
+    code = (
         "from rst_synth.proposers.procedural.operators.git.shipped import commit_msg\n"
-        f"commit_msg.MAX_SUBJECT = {shipped.MAX_SUBJECT!r}\n{tweak}\nsys.exit(commit_msg.main(sys.argv))\n"
+        f"commit_msg.MAX_SUBJECT = {shipped.MAX_SUBJECT!r}\n{tweak}\n"
     )
-    path.chmod(0o755)
-    return str(path)
+    return tool_file(path, code, "sys.exit(commit_msg.main(sys.argv))")
 
 
 @pytest.fixture

@@ -5,25 +5,21 @@ them, a diff that writes a null member instead of refusing, and a patch missing 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.json_docs.shipped import merge_patch_tool as shipped
 from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 OLD = {"name": "api", "limits": {"cpu": 2, "mem": 512}, "tags": ["a"], "ratio": 1}
 NEW = {"name": "api", "limits": {"cpu": 4, "mem": 512}, "tags": ["a", "b"], "ratio": 1.0, "owner": "ops"}
 
 
-def tool(path: Path, patch: str = "") -> Path:
+def tool(path: Path, patch: str = "") -> str:
     """The tool as the step ships it (rendered, standalone), with `patch` run after its definitions."""
-    path.write_text(
-        f"#!{sys.executable}\nimport json\nimport sys\n\n{render(shipped, ['main'])}\n{patch}\nsys.exit(main())\n"
-    )
-    path.chmod(0o755)
-    return path
+    return tool_file(path, f"{render(shipped, ['main'])}\n{patch}\n", "sys.exit(main())")
 
 
 @pytest.fixture
@@ -34,7 +30,7 @@ def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "SRC": str(tmp_path / "old.json"),
         "NEW": str(tmp_path / "new.json"),
         "PATCH": str(tmp_path / "patch.json"),
-        "TOOL": str(tool(tmp_path / "merge_patch")),
+        "TOOL": tool(tmp_path / "merge_patch"),
         "SEED": 11,
     }.items():
         monkeypatch.setattr(shipped, name, value)
@@ -72,7 +68,7 @@ def test_the_reference_passes_its_tests(paths: Path) -> None:
 def test_a_wrong_tool_fails(paths: Path, monkeypatch: pytest.MonkeyPatch, patch: str) -> None:
     done = shipped.run_tool(shipped.TOOL, "diff", paths / "old.json", paths / "new.json")
     (paths / "patch.json").write_bytes(done.stdout)
-    monkeypatch.setattr(shipped, "TOOL", str(tool(paths / "wrong", patch)))
+    monkeypatch.setattr(shipped, "TOOL", tool(paths / "wrong", patch))
     with pytest.raises(AssertionError):
         run_tests(paths / "scratch")
 

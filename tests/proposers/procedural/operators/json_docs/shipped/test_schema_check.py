@@ -5,22 +5,20 @@ one that exits 1 on a file that is not JSON, and a schema that requires every me
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check as shipped
 from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 DOC = {"page": 2, "next": None, "data": [{"id": "A", "qty": 2, "tags": ["x"]}, {"id": "B", "qty": 2.5}]}
 
 
-def tool(path: Path, patch: str = "") -> Path:
+def tool(path: Path, patch: str = "") -> str:
     """The validator as the step ships it (rendered, standalone), with `patch` run after its definitions."""
-    path.write_text(f"#!{sys.executable}\nimport json\nimport sys\n\n{render(shipped, ['main'])}\n{patch}\nmain()\n")
-    path.chmod(0o755)
-    return path
+    return tool_file(path, f"{render(shipped, ['main'])}\n{patch}\n", "main()")
 
 
 @pytest.fixture
@@ -29,7 +27,7 @@ def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, value in {
         "SRC": str(tmp_path / "doc.json"),
         "SCHEMA": str(tmp_path / "schema.json"),
-        "TOOL": str(tool(tmp_path / "validate")),
+        "TOOL": tool(tmp_path / "validate"),
         "SEED": 7,
     }.items():
         monkeypatch.setattr(shipped, name, value)
@@ -62,7 +60,7 @@ def test_the_reference_passes_its_tests(paths: Path) -> None:
 )
 def test_a_wrong_validator_fails(paths: Path, monkeypatch: pytest.MonkeyPatch, patch: str) -> None:
     shipped.write_schema()
-    monkeypatch.setattr(shipped, "TOOL", str(tool(paths / "wrong", patch)))
+    monkeypatch.setattr(shipped, "TOOL", tool(paths / "wrong", patch))
     with pytest.raises(AssertionError):
         run_tests(paths / "scratch")
 

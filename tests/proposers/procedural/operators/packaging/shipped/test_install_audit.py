@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar, cast
@@ -15,9 +14,9 @@ from typing import TypeVar, cast
 import pytest
 
 from rst_synth.proposers.procedural.operators.packaging.shipped import install_audit as shipped
-from rst_synth.proposers.procedural.shipping import python_tool, render
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
-CALL = "sys.exit(main(sys.argv))"
 T = TypeVar("T")
 
 
@@ -34,14 +33,8 @@ class Tampers(random.Random):
 
 
 def write_tool(path: Path, wrong: tuple[str, str] = ("", "")) -> str:
-    """The tool as the solution writes it (run by this interpreter, not through a `PATH` lookup), with the
-    text `wrong[0]` of its code replaced by `wrong[1]`."""
-    code = render(shipped, ["main"])
-    assert wrong[0] in code
-    text = python_tool(code.replace(*wrong) if wrong[0] else code, CALL)
-    path.write_text(text.replace("#!/usr/bin/env python3", f"#!{sys.executable}", 1), encoding="utf-8")
-    path.chmod(0o755)
-    return str(path)
+    """The tool as the solution writes it, with the text `wrong[0]` of its code replaced by `wrong[1]`."""
+    return tool_file(path, render(shipped, ["main"]), wrong=wrong)
 
 
 @pytest.fixture

@@ -5,26 +5,18 @@ on problems or crashes on what is no zip, fails them."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.packaging.shipped import wheel_audit as shipped
-from rst_synth.proposers.procedural.shipping import python_tool, render
-
-CALL = "sys.exit(main(sys.argv))"
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 
 def write_tool(path: Path, wrong: tuple[str, str] = ("", "")) -> str:
-    """The tool as the solution writes it (run by this interpreter, not through a `PATH` lookup), with the
-    text `wrong[0]` of its code replaced by `wrong[1]`."""
-    code = render(shipped, ["main"])
-    assert wrong[0] in code
-    text = python_tool(code.replace(*wrong) if wrong[0] else code, CALL)
-    path.write_text(text.replace("#!/usr/bin/env python3", f"#!{sys.executable}", 1), encoding="utf-8")
-    path.chmod(0o755)
-    return str(path)
+    """The tool as the solution writes it, with the text `wrong[0]` of its code replaced by `wrong[1]`."""
+    return tool_file(path, render(shipped, ["main"]), wrong=wrong)
 
 
 @pytest.fixture

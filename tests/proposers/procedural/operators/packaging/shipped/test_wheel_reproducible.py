@@ -7,14 +7,14 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.packaging.shipped import wheel_reproducible as shipped
-from rst_synth.proposers.procedural.shipping import python_tool, render
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 CALL = "sys.exit(main(sys.argv))"
 
@@ -22,11 +22,7 @@ CALL = "sys.exit(main(sys.argv))"
 def tool(folder: Path, call: str = CALL) -> str:
     """The shipped tool as the solution writes it, run by this interpreter; `call` may patch it first."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "wheel_normalize"
-    text = python_tool(render(shipped, ["main"]), call)
-    path.write_text(text.replace("#!/usr/bin/env python3", f"#!{sys.executable}", 1), encoding="utf-8")
-    path.chmod(0o755)
-    return str(path)
+    return tool_file(folder / "wheel_normalize", render(shipped, ["main"]), call)
 
 
 def project_wheel(path: Path) -> Path:

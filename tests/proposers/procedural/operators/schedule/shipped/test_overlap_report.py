@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.procedural.operators.schedule.shipped import overlap_report as shipped
+from tests.support.shipped import tool_file
 
 SCHEDULE = "SHELL=/bin/sh\n15 */6 * * * /usr/local/bin/backup.sh\n30 2 * * 0 /usr/local/bin/backup.sh --full\n"
 OTHER = "# maintenance\nMAILTO=dba\n10 0 * * * /usr/local/bin/db-dump.sh --all\n0 */4 * * * /usr/local/bin/rotate.sh\n"
@@ -23,14 +24,8 @@ DURATIONS = (
 
 def tool(folder: Path, tweak: str = "") -> str:
     """The reference as an executable, `tweak` breaking it subtly."""
-    path = folder / "overlaps"
-    path.write_text(
-        f"#!{sys.executable}\nimport sys\n"
-        "from rst_synth.proposers.procedural.operators.schedule.shipped import overlap_report\n"
-        f"{tweak}\nsys.exit(overlap_report.main(sys.argv))\n"
-    )
-    path.chmod(0o755)
-    return str(path)
+    code = f"from rst_synth.proposers.procedural.operators.schedule.shipped import overlap_report\n{tweak}\n"
+    return tool_file(folder / "overlaps", code, "sys.exit(overlap_report.main(sys.argv))")
 
 
 @pytest.fixture

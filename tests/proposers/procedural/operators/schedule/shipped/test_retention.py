@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.procedural.operators.schedule.shipped import retention as shipped
+from tests.support.shipped import tool_file
 
 NO_WEEKS = (
     "plan = retention.plan\nretention.plan = lambda names, daily, weekly, monthly: plan(names, daily, 0, monthly)"
@@ -19,14 +20,11 @@ NO_WEEKS = (
 
 def tool(folder: Path, tweak: str = "") -> str:
     """The reference as an executable, `tweak` breaking it subtly."""
-    path = folder / "retention"
-    path.write_text(
-        f"#!{sys.executable}\nimport sys\n"
+    code = (
         "from rst_synth.proposers.procedural.operators.schedule.shipped import retention\n"
-        f"retention.PREFIX = {shipped.PREFIX!r}\n{tweak}\nsys.exit(retention.main(sys.argv))\n"
+        f"retention.PREFIX = {shipped.PREFIX!r}\n{tweak}\n"
     )
-    path.chmod(0o755)
-    return str(path)
+    return tool_file(folder / "retention", code, "sys.exit(retention.main(sys.argv))")
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.procedural.operators.services.shipped import kv_client as shipped
-from rst_synth.proposers.procedural.shipping import python_tool, render
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 from tests.support.tasks import SEEDS
 
 KVD = (SEEDS / "loopback-kv-service" / "environment" / "kvd.py").read_text()
@@ -49,10 +50,7 @@ def kvd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
 def client(path: Path, port: int, code: str = REFERENCE) -> str:
     code, found = re.subn(r"^DEFAULT_PORT = 0$", f"DEFAULT_PORT = {port}", code, flags=re.MULTILINE)
     assert found == 1  # the line the solution's sed rewrites
-    text = python_tool(code, "sys.exit(main(sys.argv))")
-    path.write_text(f"#!{sys.executable}\n" + text.split("\n", 1)[1])  # this interpreter, not a shim
-    path.chmod(0o755)
-    return str(path)
+    return tool_file(path, code)
 
 
 def test_the_reference_passes_its_tests(kvd: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,15 +17,9 @@ import pytest
 from rst_synth.proposers.procedural.operators.services.shipped import csv_server
 from rst_synth.proposers.procedural.operators.services.shipped import watchdog as shipped
 from rst_synth.proposers.procedural.shipping import python_tool, render
+from tests.support.shipped import tool_file
 
 REFERENCE = render(shipped, ["main"])
-
-
-def tool(path: Path, code: str = REFERENCE) -> str:
-    text = python_tool(code, "sys.exit(main(sys.argv))")
-    path.write_text(f"#!{sys.executable}\n" + text.split("\n", 1)[1])  # this interpreter, not a shim
-    path.chmod(0o755)
-    return str(path)
 
 
 def test_main_needs_the_separator(capsys: pytest.CaptureFixture[str]) -> None:
@@ -64,7 +58,7 @@ def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         first = subprocess.Popen(command, stdout=out, stderr=out, start_new_session=True)
     csv_server.wait_healthy(port)
     for name, value in {
-        "TOOL": tool(tmp_path / "watchdog"),
+        "TOOL": tool_file(tmp_path / "watchdog", REFERENCE),
         "PIDFILE": str(tmp_path / "svc.pid"),
         "WATCHDOG_PIDFILE": str(tmp_path / "watchdog.pid"),
         "PROGRAM": str(server),
@@ -95,7 +89,7 @@ def test_the_reference_passes_its_tests(service: Path) -> None:
 def test_a_watchdog_that_keeps_its_pid_file_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     right = "os.remove(pidfile)"
     assert right in REFERENCE
-    monkeypatch.setattr(shipped, "TOOL", tool(tmp_path / "watchdog", REFERENCE.replace(right, "pass")))
+    monkeypatch.setattr(shipped, "TOOL", tool_file(tmp_path / "watchdog", REFERENCE.replace(right, "pass")))
     with pytest.raises(AssertionError):
         shipped.test_watchdog_starts_restarts_and_stops(tmp_path)
     left = [p for p in os.listdir("/proc") if p.isdigit() and str(tmp_path) in " ".join(shipped.argv_of(p))]

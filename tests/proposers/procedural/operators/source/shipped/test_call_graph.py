@@ -5,13 +5,13 @@ prints usage on standard output fails them."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.source.shipped import call_graph as shipped
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 MODULE = (
     "import os\n\n\ndef main():\n    load()\n\n\ndef load():\n    os.load()\n    return parse(1)\n\n\n"
@@ -19,18 +19,11 @@ MODULE = (
 )
 
 
-def _tool(path: Path, code: str) -> Path:
-    imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
-    path.write_text(f"#!{sys.executable}\n{imports}\n\n{code}\n\nsys.exit(main(sys.argv))\n")
-    path.chmod(0o755)
-    return path
-
-
 @pytest.fixture
 def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "app.py").write_text(MODULE)
-    tool = _tool(tmp_path / "callgraph", render(shipped, ["main"]))
-    for name, value in {"TOOL": str(tool), "SRC": str(tmp_path / "app.py"), "OUT": str(tmp_path / "out.json")}.items():
+    tool = tool_file(tmp_path / "callgraph", render(shipped, ["main"]))
+    for name, value in {"TOOL": tool, "SRC": str(tmp_path / "app.py"), "OUT": str(tmp_path / "out.json")}.items():
         monkeypatch.setattr(shipped, name, value)
     return tmp_path
 
@@ -61,16 +54,14 @@ def test_the_reference_passes_its_tests(module: Path, capsys: pytest.CaptureFixt
     ],
 )
 def test_a_wrong_tool_fails(module: Path, change: tuple[str, str]) -> None:
-    code = render(shipped, ["main"])
-    assert change[0] in code
-    _tool(Path(shipped.TOOL), code.replace(*change))
+    tool_file(Path(shipped.TOOL), render(shipped, ["main"]), wrong=change)
     (module / "work").mkdir()
     with pytest.raises(AssertionError):
         shipped.test_tool_on_fresh_modules(module / "work")
 
 
 def test_usage_on_standard_output_fails(module: Path) -> None:
-    _tool(Path(shipped.TOOL), render(shipped, ["main"]).replace("file=sys.stderr", "file=sys.stdout"))
+    tool_file(Path(shipped.TOOL), render(shipped, ["main"]).replace("file=sys.stderr", "file=sys.stdout"))
     with pytest.raises(AssertionError):
         shipped.test_tool_rejects_bad_arguments(module)
 

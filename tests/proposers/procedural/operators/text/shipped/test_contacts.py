@@ -4,13 +4,13 @@ or exits 0 on an unreadable file fails them."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.text.shipped import contacts as shipped
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 NOTES = {
     "a.txt": "Ann.Lee@Example.com (415) 555-0134 on 3/7/2025, ann.lee@example.com again\nroot@localhost 212 555 0199\n",
@@ -19,20 +19,13 @@ NOTES = {
 }
 
 
-def _tool(path: Path, code: str) -> Path:
-    imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
-    path.write_text(f"#!{sys.executable}\n{imports}\n\n{code}\n\nsys.exit(main(sys.argv))\n")
-    path.chmod(0o755)
-    return path
-
-
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, text in NOTES.items():
         (tmp_path / name).write_text(text)
     files = [str(tmp_path / name) for name in NOTES]
-    tool = _tool(tmp_path / "contacts", render(shipped, ["main"]))
-    for name, value in {"TOOL": str(tool), "FILES": files, "OUT": str(tmp_path / "out.csv")}.items():
+    tool = tool_file(tmp_path / "contacts", render(shipped, ["main"]))
+    for name, value in {"TOOL": tool, "FILES": files, "OUT": str(tmp_path / "out.csv")}.items():
         monkeypatch.setattr(shipped, name, value)
     return tmp_path
 
@@ -61,10 +54,7 @@ def test_the_reference_passes_its_tests(folder: Path, capsys: pytest.CaptureFixt
     ],
 )
 def test_a_wrong_tool_fails(folder: Path, change: tuple[str, str]) -> None:
-    code = render(shipped, ["main"])
-    old, new = change
-    assert old in code
-    _tool(Path(shipped.TOOL), code.replace(old, new))
+    tool_file(Path(shipped.TOOL), render(shipped, ["main"]), wrong=change)
     (folder / "work").mkdir()
     with pytest.raises(AssertionError):
         shipped.test_tool_on_fresh_corpora(folder / "work")
@@ -72,6 +62,6 @@ def test_a_wrong_tool_fails(folder: Path, change: tuple[str, str]) -> None:
 
 def test_a_tool_accepting_unreadable_files_fails(folder: Path) -> None:
     code = render(shipped, ["main"]).replace("UnicodeDecodeError", "KeyError")
-    _tool(Path(shipped.TOOL), code)
+    tool_file(Path(shipped.TOOL), code)
     with pytest.raises(AssertionError):
         shipped.test_tool_rejects_unreadable_files(folder)

@@ -4,24 +4,17 @@ accepts N = 0 fails them."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.text.shipped import records_top as shipped
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 RECORDS = (
     "# id key amount\r\nx1 north 1.005\r\nx2 south 2\r\nx3 north 0.5\r\nshort\r\nx4 east 12,5\r\n\r\nx5 west -0.004\r\n"
 )
-
-
-def _tool(path: Path, code: str) -> Path:
-    imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
-    path.write_text(f"#!{sys.executable}\n{imports}\n\n{code}\n\nsys.exit(main(sys.argv))\n")
-    path.chmod(0o755)
-    return path
 
 
 @pytest.fixture
@@ -30,8 +23,7 @@ def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     params = {"SRC": str(tmp_path / "records.txt"), "OUT": str(tmp_path / "top.tsv"), "KEY": 2, "VALUE": 3}
     for name, value in params.items():
         monkeypatch.setattr(shipped, name, value)
-    tool = _tool(tmp_path / "top", render(shipped, ["main"], KEY=2, VALUE=3))
-    monkeypatch.setattr(shipped, "TOOL", str(tool))
+    monkeypatch.setattr(shipped, "TOOL", tool_file(tmp_path / "top", render(shipped, ["main"], KEY=2, VALUE=3)))
     return tmp_path
 
 
@@ -53,14 +45,12 @@ def test_the_reference_passes_its_tests(records: Path) -> None:
     ],
 )
 def test_a_wrong_tool_fails(records: Path, change: tuple[str, str]) -> None:
-    code = render(shipped, ["main"], KEY=2, VALUE=3)
-    assert change[0] in code
-    _tool(Path(shipped.TOOL), code.replace(*change))
+    tool_file(Path(shipped.TOOL), render(shipped, ["main"], KEY=2, VALUE=3), wrong=change)
     with pytest.raises(AssertionError):
         shipped.test_tool_on_fresh_inputs(records)
 
 
 def test_a_tool_accepting_zero_fails(records: Path) -> None:
-    _tool(Path(shipped.TOOL), render(shipped, ["main"], KEY=2, VALUE=3).replace("int(argv[1]) < 1", "False"))
+    tool_file(Path(shipped.TOOL), render(shipped, ["main"], KEY=2, VALUE=3).replace("int(argv[1]) < 1", "False"))
     with pytest.raises(AssertionError):
         shipped.test_tool_edge_cases(records)

@@ -4,22 +4,15 @@ arguments, fails them."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from rst_synth.proposers.procedural.operators.text.shipped import tfidf as shipped
-from rst_synth.proposers.procedural.shipping import render, used_modules
+from rst_synth.proposers.procedural.shipping import render
+from tests.support.shipped import tool_file
 
 NOTES = {"a.txt": "Don't stop 'x' x x y common\n", "b.txt": "y Z common\n", "c.txt": "common only here\n"}
-
-
-def _tool(path: Path, code: str) -> Path:
-    imports = "".join(f"import {m}\n" for m in used_modules(code + "sys.exit(main(sys.argv))"))
-    path.write_text(f"#!{sys.executable}\n{imports}\n\n{code}\n\nsys.exit(main(sys.argv))\n")
-    path.chmod(0o755)
-    return path
 
 
 @pytest.fixture
@@ -27,8 +20,8 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, text in NOTES.items():
         (tmp_path / name).write_text(text)
     files = [str(tmp_path / name) for name in NOTES]
-    tool = _tool(tmp_path / "tfidf", render(shipped, ["main"]))
-    for name, value in {"TOOL": str(tool), "FILES": files, "OUT": str(tmp_path / "out.csv"), "TOP": 2}.items():
+    tool = tool_file(tmp_path / "tfidf", render(shipped, ["main"]))
+    for name, value in {"TOOL": tool, "FILES": files, "OUT": str(tmp_path / "out.csv"), "TOP": 2}.items():
         monkeypatch.setattr(shipped, name, value)
     return tmp_path
 
@@ -46,14 +39,14 @@ def test_the_reference_passes_its_tests(folder: Path, capsys: pytest.CaptureFixt
 
 def test_a_tool_keeping_apostrophes_fails(folder: Path) -> None:
     code = render(shipped, ["main"]).replace("""w.strip("'")""", "w")
-    _tool(Path(shipped.TOOL), code)
+    tool_file(Path(shipped.TOOL), code)
     (folder / "work").mkdir()
     with pytest.raises(AssertionError):
         shipped.test_tool_on_fresh_texts(folder / "work")
 
 
 def test_a_tool_accepting_bad_arguments_fails(folder: Path) -> None:
-    _tool(Path(shipped.TOOL), render(shipped, ["main"]).replace("return 2", "return 0"))
+    tool_file(Path(shipped.TOOL), render(shipped, ["main"]).replace("return 2", "return 0"))
     with pytest.raises(AssertionError):
         shipped.test_tool_rejects_bad_arguments(folder)
 
