@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.config.shipped import check_tool as shipped
 from rst_synth.proposers.procedural.operators.config.toml_schema import broken_variant, parsed, schema_of, toml_text
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     fresh_path,
     inside_git,
@@ -17,8 +18,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     tool_path,
     work_root,
 )
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 MAX_BYTES = 64 * 1024
 
@@ -29,15 +29,12 @@ def _places_ok(artifact: Artifact, discovery: Discovery) -> bool:
 
 
 @register
-class ConfigCheckTool(Operator):
+class ConfigCheckTool(ToolOperator):
     """A validator for configurations shaped like a TOML artifact, run on it and on a broken copy."""
 
     name = "config-check-tool"
-    purpose = Purpose.TOOL
     final = True  # its outputs are reports: in a later round a step on them would be statistics of a report
     kinds = (Kind.CONFIG,)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return artifact.size <= MAX_BYTES and _places_ok(artifact, discovery) and parsed(artifact) is not None
@@ -55,7 +52,7 @@ class ConfigCheckTool(Operator):
         params = {"TOOL": tool, "SRC": artifact.path, "VARIANT": variant, "OUT_OK": out_ok, "OUT_BAD": out_bad}
         code = render(shipped, ["main"], SCHEMA=schema)
         runs = f"{q(tool)} {q(artifact.path)} > {q(out_ok)}\n{q(tool)} {q(variant)} > {q(out_bad)} || test $? -eq 1"
-        solution = f"mkdir -p {q(tool.rsplit('/', 1)[0])}\n{write_tool(tool, code, 'sys.exit(main())')}\n{runs}"
+        solution = self.tool_solution(tool, code, "sys.exit(main())", runs)
         names = [n for n in dir(shipped) if n.startswith("test_")]
         tests = render(shipped, names, tag=ctx.tag, SCHEMA=schema, SEED=seed, **params)
         listing = "".join(f"{k} {t}\n" for k, t in schema.items())
@@ -91,6 +88,6 @@ class ConfigCheckTool(Operator):
             produces=[
                 Artifact(path=out_ok, kind=Kind.TEXT, bookkeeping=True),
                 Artifact(path=out_bad, kind=Kind.TEXT, bookkeeping=True),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

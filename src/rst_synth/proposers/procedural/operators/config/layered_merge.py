@@ -10,7 +10,7 @@ from typing import Any
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.config.documents import (
     addressable,
     config_document,
@@ -21,6 +21,7 @@ from rst_synth.proposers.procedural.operators.config.documents import (
 )
 from rst_synth.proposers.procedural.operators.config.shipped import layered_merge as shipped
 from rst_synth.proposers.procedural.operators.config.toml_schema import toml_text
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     fresh_path,
     plant,
@@ -29,8 +30,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     tool_path,
     work_root,
 )
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 ENVIRONMENTS = ("staging", "production", "qa", "dev", "canary")
 
@@ -154,14 +154,11 @@ def _dump(doc: dict[str, Any], ext: str) -> str:
 
 
 @register
-class ConfigLayeredMerge(Operator):
+class ConfigLayeredMerge(ToolOperator):
     """Effective configurations per environment: base, overlay file and environment variables merged."""
 
     name = "config-layered-merge"
-    purpose = Purpose.TOOL
     kinds = (Kind.CONFIG, Kind.JSON)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         doc = config_document(artifact)
@@ -198,9 +195,8 @@ class ConfigLayeredMerge(Operator):
             cases.append((env, layer, env_file, out))
         seed = ctx.rng.randrange(10**6)
         runs = "\n".join(f"{q(tool)} {q(artifact.path)} {q(layer)} {q(env)} > {q(out)}" for _, layer, env, out in cases)
-        folders = f"{q(tool.rsplit('/', 1)[0])} {q(cases[0][3].rsplit('/', 1)[0])}"
         code = render(shipped, ["main"], PREFIX=prefix)
-        solution = f"mkdir -p {folders}\n{write_tool(tool, code, 'sys.exit(main(sys.argv))')}\n{runs}"
+        solution = self.tool_solution(tool, code, "sys.exit(main(sys.argv))", runs, cases[0][3])
         params = {"TOOL": tool, "BASE": artifact.path, "PREFIX": prefix, "SEED": seed}
         names = [n for n in dir(shipped) if n.startswith("test_")]
         params["CASES"] = [(layer, env, out) for _, layer, env, out in cases]
@@ -241,5 +237,5 @@ class ConfigLayeredMerge(Operator):
             tests=tests,
             instruction=instruction,
             dockerfile="".join(plants),
-            produces=[*produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[*produced, self.executable(tool)],
         )

@@ -9,7 +9,7 @@ from typing import Any
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.config.documents import (
     config_document,
     doc_ext,
@@ -19,9 +19,9 @@ from rst_synth.proposers.procedural.operators.config.documents import (
     type_name,
 )
 from rst_synth.proposers.procedural.operators.config.shipped import migrate_tool as shipped
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, stem_of, tool_path, work_root
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 VERSION_KEYS = ("config_version", "schema_version")
 """A bare `version` key is left alone: a document that has one is versioned by its own workflow already."""
@@ -139,14 +139,11 @@ def _shape(doc: dict[str, Any]) -> dict[str, str]:
 
 
 @register
-class ConfigMigrateTool(Operator):
+class ConfigMigrateTool(ToolOperator):
     """Migrate a configuration to its next schema version by a stated mapping, as a tool."""
 
     name = "config-migrate-tool"
-    purpose = Purpose.TOOL
     kinds = (Kind.CONFIG, Kind.JSON)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return _usable(config_document(artifact)) and places_ok(artifact, discovery, "bin", "migrated")
@@ -163,9 +160,8 @@ class ConfigMigrateTool(Operator):
         params |= {"MOVES": rule["moves"], "CONVERT": rule["convert"], "REMOVE": rule["remove"]}
         params |= {"DEFAULTS": rule["defaults"]}
         code = render(shipped, ["main"], **params)
-        folders = f"{q(tool.rsplit('/', 1)[0])} {q(out.rsplit('/', 1)[0])}"
         run = f"{q(tool)} {q(artifact.path)} > {q(out)}"
-        solution = f"mkdir -p {folders}\n{write_tool(tool, code, 'sys.exit(main(sys.argv))')}\n{run}"
+        solution = self.tool_solution(tool, code, "sys.exit(main(sys.argv))", run, out)
         names = [n for n in dir(shipped) if n.startswith("test_")]
         params |= {"TOOL": tool, "SRC": artifact.path, "OUT": out, "SEED": seed, "SHAPE": _shape(doc)}
         tests = render(shipped, names, tag=ctx.tag, **params)
@@ -208,5 +204,5 @@ class ConfigMigrateTool(Operator):
             solution=solution,
             tests=tests,
             instruction=instruction,
-            produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[produced, self.executable(tool)],
         )

@@ -5,23 +5,21 @@ from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.git.history import commit_log, git_ready, unique_subject
 from rst_synth.proposers.procedural.operators.git.shipped import changelog
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 
 @register
-class GitChangelogTool(Operator):
+class GitChangelogTool(ToolOperator):
     """A reusable changelog generator for any repository and range, run on the artifact's history."""
 
     name = "git-changelog-tool"
-    purpose = Purpose.TOOL
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
-    weight = 3.0
     final = True  # a changelog is a report: no later step builds on it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -41,11 +39,10 @@ class GitChangelogTool(Operator):
         out = ctx.output_path(artifact, "changelog", "md")
         code = render(changelog, ["main"])
         call = "sys.exit(main())"
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-{write_tool(tool, code, call)}
-start="$(git -C {q(repo)} log --first-parent --format='%H %s' {q("refs/heads/" + main)} |
+        run = f"""start="$(git -C {q(repo)} log --first-parent --format='%H %s' {q("refs/heads/" + main)} |
   while read -r c s; do [ "$s" = {q(start)} ] && echo "$c" && break; done)"
 {q(tool)} {q(repo)} "$start" {q("refs/heads/" + main)} > {q(out)}"""
+        solution = self.tool_solution(tool, code, call, run)
         tests = render(
             changelog,
             ["test_changelog_of_the_repository", "test_tool_on_a_fresh_repository", "test_tool_rejects_an_unknown_ref"],
@@ -82,6 +79,6 @@ start="$(git -C {q(repo)} log --first-parent --format='%H %s' {q("refs/heads/" +
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.TEXT, details={"lines": 0}),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

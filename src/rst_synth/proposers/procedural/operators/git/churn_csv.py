@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.git.history import git_ready
 from rst_synth.proposers.procedural.operators.git.shipped import churn
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 HEADER = ["author", "week", "commits", "additions", "deletions"]
 
@@ -22,14 +22,12 @@ def _out_of_git(artifact: Artifact, discovery: Discovery) -> bool:
 
 
 @register
-class GitChurnCsv(Operator):
+class GitChurnCsv(ToolOperator):
     """Lines added and deleted per author and ISO week, by a tool with stated counting rules."""
 
     name = "git-churn-csv"
-    purpose = Purpose.TOOL
     kinds = (Kind.GIT,)
     tools = ("git", "python3")
-    weight = 3.0
     once = True  # the tool is the same program whatever the repository: a second step would copy it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -42,9 +40,8 @@ class GitChurnCsv(Operator):
         seed = ctx.rng.randrange(10**6)
         code = render(churn, ["main"])
         call = "sys.exit(main(sys.argv))"
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-{write_tool(tool, code, call)}
-{q(tool)} {q(repo)} {q("refs/heads/" + main)} > {q(out)}"""
+        run = f"{q(tool)} {q(repo)} {q('refs/heads/' + main)} > {q(out)}"
+        solution = self.tool_solution(tool, code, call, run)
         tests = render(
             churn,
             ["test_churn_of_the_repository", "test_tool_on_fresh_repositories", "test_tool_rejects_an_unknown_ref"],
@@ -75,5 +72,5 @@ class GitChurnCsv(Operator):
             solution=solution,
             tests=tests,
             instruction=instruction,
-            produces=[csv_output(out, HEADER, HEADER[2:]), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[csv_output(out, HEADER, HEADER[2:]), self.executable(tool)],
         )

@@ -9,13 +9,13 @@ from typing import Any
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.json_docs.merge_patch import new_version, reference
 from rst_synth.proposers.procedural.operators.json_docs.shipped import merge_patch_tool
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import plant, planted_dir, stem_of, tool_path
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 from rst_synth.validator.degenerate import degenerate_reason
 
 MIN_MEMBERS = 3
@@ -45,16 +45,13 @@ TESTS = [
 
 
 @register
-class JsonMergePatchTool(Operator):
+class JsonMergePatchTool(ToolOperator):
     """A merge-patch tool (diff and apply, RFC 7386) and the patch from the document to its new version."""
 
     name = "json-merge-patch-tool"
-    purpose = Purpose.TOOL
     final = True  # a patch is a difference of two documents: no later step builds on it
     once = True  # the tool is the same for any document: a second one would be a copy
     kinds = (Kind.JSON,)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return places_ok(artifact, discovery, "bin", "incoming") and whole_object(artifact) is not None
@@ -72,11 +69,8 @@ class JsonMergePatchTool(Operator):
         planted = f"{planted_dir(ctx)}/{stem_of(artifact)}_v2.json"
         patch = ctx.output_path(artifact, "merge_patch", "json")
         seed = ctx.rng.randrange(10**6)
-        tool_text = write_tool(tool, render(merge_patch_tool, ["main"]), "sys.exit(main())")
-        solution = (
-            f"mkdir -p {q(tool.rsplit('/', 1)[0])}\n{tool_text}\n"
-            f"{q(tool)} diff {q(artifact.path)} {q(planted)} > {q(patch)}"
-        )
+        run = f"{q(tool)} diff {q(artifact.path)} {q(planted)} > {q(patch)}"
+        solution = self.tool_solution(tool, render(merge_patch_tool, ["main"]), "sys.exit(main())", run)
         params = {"SRC": artifact.path, "NEW": planted, "PATCH": patch, "TOOL": tool, "SEED": seed}
         tests = render(merge_patch_tool, TESTS, tag=ctx.tag, **params)
         instruction = (
@@ -106,6 +100,6 @@ class JsonMergePatchTool(Operator):
             dockerfile=plant(planted, json.dumps(new, indent=2, ensure_ascii=False) + "\n"),
             produces=[
                 Artifact(path=patch, kind=Kind.JSON, details={"type": "object"}),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, register
 from rst_synth.proposers.procedural.operators.json_docs.shipped import schema_check
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
+from rst_synth.proposers.procedural.shipping import python_script, render
 
 MAX_BYTES = 1024 * 1024
 """Larger documents are not read whole by the tests."""
@@ -25,16 +25,13 @@ TESTS = [
 
 
 @register
-class JsonSchemaCheck(Operator):
+class JsonSchemaCheck(ToolOperator):
     """The schema a JSON document implies, and a validator that reports errors by JSON Pointer."""
 
     name = "json-schema-check"
-    purpose = Purpose.TOOL
     final = True  # a schema and a validator: a contract, not data to build on
     once = True  # the validator is the same tool for any document: a second one would be a copy
     kinds = (Kind.JSON,)
-    tools = ("python3",)
-    weight = 3.0
 
     def input_of(self, artifact: Artifact) -> str:
         """One contract per folder of a task's inputs (pages of one export share a shape), else per file."""
@@ -52,11 +49,7 @@ class JsonSchemaCheck(Operator):
         write = python_script(
             render(schema_check, ["write_schema"], SRC=artifact.path, SCHEMA=schema), "write_schema()"
         )
-        solution = (
-            f"mkdir -p {q(tool.rsplit('/', 1)[0])} {q(schema.rsplit('/', 1)[0])}\n"
-            f"{write_tool(tool, render(schema_check, ['main']), 'main()')}\n"
-            f"{write}"
-        )
+        solution = self.tool_solution(tool, render(schema_check, ["main"]), "main()", write, schema)
         tests = render(schema_check, TESTS, tag=ctx.tag, **params)
         instruction = (
             f"Write down the contract of `{artifact.path}` as a JSON Schema and a validator for it. The "
@@ -90,6 +83,6 @@ class JsonSchemaCheck(Operator):
             instruction=instruction,
             produces=[
                 Artifact(path=schema, kind=Kind.JSON, details={"type": "object"}),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

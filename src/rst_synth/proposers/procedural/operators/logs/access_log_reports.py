@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log, on_hits
 from rst_synth.proposers.procedural.operators.logs.shipped import access_bursts, access_endpoints
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script
 
 
 def _windows(artifact: Artifact) -> list[int]:
@@ -23,13 +22,11 @@ def _windows(artifact: Artifact) -> list[int]:
 
 
 @register
-class AccessLogBursts(Operator):
+class AccessLogBursts(ReportOperator):
     """Each client's most requests within any window of a stated number of seconds, and when."""
 
     name = "access-log-bursts"
-    purpose = Purpose.REPORT
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
     weight = 2.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -39,7 +36,7 @@ class AccessLogBursts(Operator):
         window = ctx.rng.choice(_windows(artifact))
         out = ctx.output_path(artifact, f"bursts_{window}s", "csv")
         params = {"LOG": artifact.path, "OUT": out, "WINDOW": window}
-        solution = python_script(on_hits(access_bursts, ["write_bursts"], params), "write_bursts()")
+        solution = self.report_solution(on_hits(access_bursts, ["write_bursts"], params), call="write_bursts()")
         tests = on_hits(
             access_bursts, ["test_busiest_window_per_client", "test_windows_fit_and_hold_their_count"], params, ctx.tag
         )
@@ -68,13 +65,11 @@ class AccessLogBursts(Operator):
 
 
 @register
-class AccessLogEndpoints(Operator):
+class AccessLogEndpoints(ReportOperator):
     """Requests, bytes and the server-error rate of each method and path of an access log."""
 
     name = "access-log-endpoints"
-    purpose = Purpose.REPORT
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
     weight = 2.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -83,7 +78,9 @@ class AccessLogEndpoints(Operator):
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         out = ctx.output_path(artifact, "endpoints", "csv")
         params = {"LOG": artifact.path, "OUT": out}
-        solution = python_script(on_hits(access_endpoints, ["write_endpoints"], params), "write_endpoints()")
+        solution = self.report_solution(
+            on_hits(access_endpoints, ["write_endpoints"], params), call="write_endpoints()"
+        )
         tests = on_hits(
             access_endpoints,
             ["test_traffic_per_endpoint", "test_every_request_with_a_path_counted_once"],

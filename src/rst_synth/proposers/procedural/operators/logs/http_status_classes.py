@@ -9,12 +9,12 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Role, Use, words
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, sample_rows
 from rst_synth.proposers.procedural.operators.logs.shipped import http_status_classes
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.shipping import render
 
 _HTTP = re.compile(r"[1-5]\d\d")
 
@@ -32,14 +32,12 @@ def _status_columns(artifact: Artifact) -> list[str]:
 
 
 @register
-class HttpStatusClasses(Operator):
+class HttpStatusClasses(ReportOperator):
     """A measure per HTTP status class (1xx to 5xx) with each class's share of the whole."""
 
     name = "http-status-classes"
-    purpose = Purpose.REPORT
     uses = (Use.SUM,)
     kinds = (Kind.CSV,)
-    tools = ("python3",)
     weight = 2.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -51,7 +49,9 @@ class HttpStatusClasses(Operator):
         measure = ctx.rng.choice(csv_fitting(artifact, Use.SUM))
         out = ctx.output_path(artifact, f"{measure}_by_status_class", "csv")
         params = {"SRC": artifact.path, "DELIM": delim, "STATUS": status, "MEASURE": measure, "OUT": out}
-        solution = python_script(render(http_status_classes, ["write_classes"], **params), "write_classes()")
+        solution = self.report_solution(
+            render(http_status_classes, ["write_classes"], **params), call="write_classes()"
+        )
         tests = render(
             http_status_classes,
             ["test_a_row_per_class_with_its_total", "test_shares_of_the_whole"],

@@ -6,13 +6,14 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.text import MAX_TEXT_BYTES
 from rst_synth.proposers.procedural.operators.kit.workflow import EDGE_VALUES, inside_git, tool_path
 from rst_synth.proposers.procedural.operators.logs.shipped import group_shares, rollup_tool
 from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, python_tool, render
+from rst_synth.proposers.procedural.shipping import python_tool, render
 
 
 def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
@@ -29,14 +30,12 @@ def report(path: str, header: list[str]) -> Artifact:
 
 
 @register
-class JsonlGroupShares(Operator):
+class JsonlGroupShares(ReportOperator):
     """Per category of an event log: how many events, their total measure and its share of the whole."""
 
     name = "jsonl-group-shares"
-    purpose = Purpose.REPORT
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
@@ -47,7 +46,7 @@ class JsonlGroupShares(Operator):
         total = f"total_{slug(value)}"
         out = ctx.output_path(artifact, f"{slug(value)}_by_{slug(group)}", "csv")
         params = {"SRC": artifact.path, "GROUP": group, "VALUE": value, "TOTAL": total, "OUT": out}
-        solution = python_script(render(group_shares, ["write_shares"], **params), "write_shares()")
+        solution = self.report_solution(render(group_shares, ["write_shares"], **params), call="write_shares()")
         tests = render(
             group_shares, ["test_header_counts_and_totals", "test_shares_make_the_whole"], tag=ctx.tag, **params
         )

@@ -10,11 +10,12 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import install_audit
 from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 _DIST_INFO = re.compile(r".+-packages/[^/]+\.dist-info/RECORD")
 
@@ -24,14 +25,12 @@ def _installed_record(artifact: Artifact) -> bool:
 
 
 @register
-class PythonInstallAudit(Operator):
+class PythonInstallAudit(ToolOperator):
     """Check an installed distribution's files against its RECORD, with a tool tested on faked installs."""
 
     name = "python-install-audit"
     purpose = Purpose.RELEASE
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
-    weight = 3.0
     final = True  # a verification report
     once = True  # the tool is the same program whatever the distribution
 
@@ -46,9 +45,8 @@ class PythonInstallAudit(Operator):
         tool = fresh_path(ctx, f"{work_root(ctx.discovery)}/bin", f"{dist}_verify_install")
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/audit", f"{dist}_install.txt")
         seed = ctx.rng.randrange(10**6)
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, render(install_audit, ["main"]), "sys.exit(main(sys.argv))")}
-{q(tool)} {q(info)} > {q(out)} || test $? -eq 1"""
+        run = f"{q(tool)} {q(info)} > {q(out)} || test $? -eq 1"
+        solution = self.tool_solution(tool, render(install_audit, ["main"]), "sys.exit(main(sys.argv))", run, out)
         tests = render(
             install_audit,
             [
@@ -80,5 +78,5 @@ class PythonInstallAudit(Operator):
             solution=solution,
             tests=tests,
             instruction=instruction,
-            produces=[Artifact(path=out, kind=Kind.TEXT), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[Artifact(path=out, kind=Kind.TEXT), self.executable(tool)],
         )

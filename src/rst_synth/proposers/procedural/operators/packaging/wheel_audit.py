@@ -9,23 +9,22 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import wheel_audit
 from rst_synth.proposers.procedural.operators.packaging.wheels import project_wheel
 from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 
 @register
-class WheelAudit(Operator):
+class WheelAudit(ToolOperator):
     """A wheel audit tool with stated packaging rules, run on the wheel the project was built into."""
 
     name = "wheel-audit"
     purpose = Purpose.RELEASE
     kinds = (Kind.CONFIG,)
-    tools = ("python3",)
-    weight = 3.0
     final = True  # an audit is a report
     once = True  # the tool is the same program whatever the wheel: a second step would copy it
 
@@ -41,9 +40,8 @@ class WheelAudit(Operator):
         tool = tool_path(ctx, artifact, "wheel_audit")
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/audit", PurePosixPath(wheel).stem + ".txt")
         params = {"TOOL": tool, "WHEEL": wheel, "OUT": out}
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, render(wheel_audit, ["main"]), "sys.exit(main(sys.argv))")}
-{q(tool)} {q(wheel)} > {q(out)} || test $? -eq 1"""
+        run = f"{q(tool)} {q(wheel)} > {q(out)} || test $? -eq 1"
+        solution = self.tool_solution(tool, render(wheel_audit, ["main"]), "sys.exit(main(sys.argv))", run, out)
         tests = render(
             wheel_audit,
             ["test_audit_of_the_project_wheel", "test_tool_on_broken_wheels", "test_tool_rejects_what_is_no_zip"],
@@ -76,5 +74,5 @@ class WheelAudit(Operator):
             solution=solution,
             tests=tests,
             instruction=instruction,
-            produces=[Artifact(path=out, kind=Kind.TEXT), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[Artifact(path=out, kind=Kind.TEXT), self.executable(tool)],
         )

@@ -9,23 +9,22 @@ from pathlib import PurePosixPath
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import wheel_reproducible
 from rst_synth.proposers.procedural.operators.packaging.wheels import project_wheel
 from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 
 @register
-class WheelReproducible(Operator):
+class WheelReproducible(ToolOperator):
     """A tool that rewrites a wheel reproducibly, run on the wheel the workflow built."""
 
     name = "wheel-reproducible"
     purpose = Purpose.RELEASE
     kinds = (Kind.CONFIG,)
-    tools = ("python3",)
-    weight = 3.0
     once = True  # the tool is the same program whatever the wheel: a second step would copy it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -40,9 +39,8 @@ class WheelReproducible(Operator):
         tool = tool_path(ctx, artifact, "wheel_normalize")
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/dist-repro", PurePosixPath(wheel).name)
         seed = ctx.rng.randrange(10**6)
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, render(wheel_reproducible, ["main"]), "sys.exit(main(sys.argv))")}
-env -u SOURCE_DATE_EPOCH {q(tool)} {q(wheel)} {q(out)}"""
+        run = f"env -u SOURCE_DATE_EPOCH {q(tool)} {q(wheel)} {q(out)}"
+        solution = self.tool_solution(tool, render(wheel_reproducible, ["main"]), "sys.exit(main(sys.argv))", run, out)
         tests = render(
             wheel_reproducible,
             [
@@ -82,6 +80,6 @@ env -u SOURCE_DATE_EPOCH {q(tool)} {q(wheel)} {q(out)}"""
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.ARCHIVE, details={"format": "zip"}),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

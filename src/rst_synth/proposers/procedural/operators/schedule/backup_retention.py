@@ -10,7 +10,8 @@ import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     fresh_path,
     inside_git,
@@ -23,8 +24,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 from rst_synth.proposers.procedural.operators.schedule.cron_next_runs import MAX_BYTES
 from rst_synth.proposers.procedural.operators.schedule.crontab import commands, reference, schedule_entries, user_field
 from rst_synth.proposers.procedural.operators.schedule.shipped import retention
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 BACKUP_WORDS = re.compile(r"backup|dump|archive|snapshot|\btar\b|rsync|borg|restic", re.IGNORECASE)
 """A job whose command says it makes backups: the schedule's archives are what retention is about."""
@@ -57,14 +57,11 @@ def _tool_of(discovery: Discovery, artifact: Artifact) -> str:
 
 
 @register
-class BackupRetentionGfs(Operator):
+class BackupRetentionGfs(ToolOperator):
     """Grandfather-father-son retention of the archives a scheduled backup job wrote, as a tool."""
 
     name = "backup-retention-gfs"
-    purpose = Purpose.TOOL
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         root = work_root(discovery)
@@ -98,9 +95,8 @@ class BackupRetentionGfs(Operator):
         )
         code = render(retention, ["main"], PREFIX=prefix)
         call = "sys.exit(main(sys.argv))"
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, code, call)}
-{q(tool)} --delete {q(folder)} {daily} {weekly} {monthly} > {q(out)}"""
+        run = f"{q(tool)} --delete {q(folder)} {daily} {weekly} {monthly} > {q(out)}"
+        solution = self.tool_solution(tool, code, call, run, out)
         tests = render(
             retention,
             [
@@ -144,6 +140,6 @@ class BackupRetentionGfs(Operator):
             dockerfile=run_at_build(create),
             produces=[
                 Artifact(path=out, kind=Kind.TEXT, bookkeeping=True),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

@@ -8,7 +8,8 @@ import datetime
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     fresh_path,
     inside_git,
@@ -23,8 +24,7 @@ from rst_synth.proposers.procedural.operators.schedule.crontab import (
     user_field,
 )
 from rst_synth.proposers.procedural.operators.schedule.shipped import cron, next_runs
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 MAX_BYTES = 64 * 1024
 
@@ -34,16 +34,13 @@ def _tool_of(discovery: Discovery, artifact: Artifact) -> str:
 
 
 @register
-class CronNextRuns(Operator):
+class CronNextRuns(ToolOperator):
     """A tool that lists the next runs of a cron schedule, run on the schedule the workflow installed."""
 
     name = "cron-next-runs"
-    purpose = Purpose.TOOL
     once = True  # the tool is the same program whatever the schedule: a second step would copy it
     final = True  # its outputs are reports: in a later round a step on them would be statistics of a report
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (
@@ -67,9 +64,8 @@ class CronNextRuns(Operator):
         rules = render(cron, ["MalformedEntry", "next_runs"], WINDOW_YEARS=WINDOW_YEARS)
         code = rules + "\n\n" + render(next_runs, ["main"], USER_FIELD=user)
         call = "sys.exit(main(sys.argv))"
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, code, call)}
-{q(tool)} {q(artifact.path)} {start} {count} > {q(out)}"""
+        run = f"{q(tool)} {q(artifact.path)} {start} {count} > {q(out)}"
+        solution = self.tool_solution(tool, code, call, run, out)
         tests = rules + render(
             next_runs,
             [
@@ -120,6 +116,6 @@ class CronNextRuns(Operator):
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.TEXT, bookkeeping=True),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

@@ -9,7 +9,8 @@ import datetime
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     fresh_path,
     inside_git,
@@ -27,8 +28,7 @@ from rst_synth.proposers.procedural.operators.schedule.crontab import (
     schedule_entries,
 )
 from rst_synth.proposers.procedural.operators.schedule.shipped import cron, overlap_report
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 MAINTENANCE = (
     ("10 0 * * *", "/usr/local/bin/db-dump.sh --all", 95),
@@ -44,16 +44,13 @@ def _tool_of(discovery: Discovery, artifact: Artifact) -> str:
 
 
 @register
-class CronOverlapReport(Operator):
+class CronOverlapReport(ToolOperator):
     """Runs of two schedules that overlap in a week, given each job's duration, listed by a tool."""
 
     name = "cron-overlap-report"
-    purpose = Purpose.TOOL
     final = True  # a report of run pairs: an end result
     once = True  # the tool is the same program whatever the schedule: a second step would copy it
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         root = work_root(discovery)
@@ -85,9 +82,8 @@ class CronOverlapReport(Operator):
         rules = render(cron, ["MalformedEntry", "next_runs"], WINDOW_YEARS=WINDOW_YEARS)
         code = rules + "\n\n" + render(overlap_report, ["main"])
         call = "sys.exit(main(sys.argv))"
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, code, call)}
-{q(tool)} {q(durations_file)} {start} {end} {q(artifact.path)} {q(other)} > {q(out)}"""
+        run = f"{q(tool)} {q(durations_file)} {start} {end} {q(artifact.path)} {q(other)} > {q(out)}"
+        solution = self.tool_solution(tool, code, call, run, out)
         tests = rules + render(
             overlap_report,
             ["test_overlaps_of_the_week", "test_tool_on_fresh_schedules", "test_tool_rejects_bad_input"],
@@ -131,5 +127,5 @@ class CronOverlapReport(Operator):
             tests=tests,
             instruction=instruction,
             dockerfile=plant(other, schedule) + plant(durations_file, durations),
-            produces=[Artifact(path=out, kind=Kind.TEXT), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[Artifact(path=out, kind=Kind.TEXT), self.executable(tool)],
         )

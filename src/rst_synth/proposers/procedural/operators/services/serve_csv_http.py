@@ -8,7 +8,8 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ServiceOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
     contract_shape,
@@ -18,7 +19,6 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
     work_root,
 )
 from rst_synth.proposers.procedural.operators.services.shipped import csv_server
-from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, write_tool
 
 BASE_PORT = 18000
@@ -31,11 +31,10 @@ def _port(ctx: StepContext) -> int:
 
 
 @register
-class ServeCsvHttp(Operator):
+class ServeCsvHttp(ServiceOperator):
     """An HTTP service over a CSV result: started now, kept running, re-reading its data on each request."""
 
     name = "serve-csv-http"
-    purpose = Purpose.SERVE
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3",)

@@ -6,21 +6,20 @@ from __future__ import annotations
 
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ServiceOperator
 from rst_synth.proposers.procedural.operators.kit.placement import places_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, work_root
 from rst_synth.proposers.procedural.operators.services.running import KV, Service, find_services
 from rst_synth.proposers.procedural.operators.services.shipped import watchdog
-from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import python_script, render, write_tool
 
 
 @register
-class ServiceWatchdog(Operator):
+class ServiceWatchdog(ServiceOperator):
     """A watchdog that adopts the running service, restarts it when it dies and stops it on SIGTERM."""
 
     name = "service-watchdog"
-    purpose = Purpose.SERVE
     final = True  # a tool and pid files: nothing a later step builds on
     once = True  # the watchdog is the same tool for any service: a second one would be a copy
     kinds = (Kind.PYTHON_SOURCE, Kind.EXECUTABLE)

@@ -9,11 +9,11 @@ import re
 
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, output_dir, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, output_dir, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.source.shipped import call_graph
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 _TOP_DEF = re.compile(r"^(async[ \t]+def|def)[ \t]+[A-Za-z_]", re.MULTILINE)
 
@@ -30,14 +30,11 @@ def _function_count(artifact: Artifact) -> int:
 
 
 @register
-class PythonCallGraph(Operator):
+class PythonCallGraph(ToolOperator):
     """Which module-level functions of a Python module call which, its entries and unreachable ones, as a tool."""
 
     name = "python-call-graph"
-    purpose = Purpose.TOOL
     kinds = (Kind.PYTHON_SOURCE,)
-    tools = ("python3",)
-    weight = 3.0
     once = True  # the tool is the same program whatever the module: a second step would copy it
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -53,9 +50,8 @@ class PythonCallGraph(Operator):
         out = ctx.output_path(artifact, "callgraph", "json")
         seed = ctx.rng.randrange(10**6)
         code = render(call_graph, ["main"])
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, code, "sys.exit(main(sys.argv))")}
-{q(tool)} {q(artifact.path)} > {q(out)}"""
+        run = f"{q(tool)} {q(artifact.path)} > {q(out)}"
+        solution = self.tool_solution(tool, code, "sys.exit(main(sys.argv))", run, out)
         params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "SEED": seed}
         names = ["test_call_graph_of_the_module", "test_tool_on_fresh_modules", "test_tool_rejects_bad_arguments"]
         tests = render(call_graph, names, tag=ctx.tag, **params)

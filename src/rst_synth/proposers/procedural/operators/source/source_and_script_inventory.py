@@ -9,14 +9,13 @@ from typing import Any
 from rst_synth.proposers.artifacts import SAMPLE_CHARS, Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import (
-    Operator,
     Step,
     StepContext,
     register,
 )
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.source.shipped import c_function_list, python_inventory, shell_commands
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.shipping import render
 
 MIN_DEFINITIONS = 4
 """An inventory of fewer definitions (a two-function script) lists what a glance shows: bookkeeping."""
@@ -41,14 +40,12 @@ _TOP_DEF = re.compile(r"^(async[ \t]+def|def|class)[ \t]+[A-Za-z_]", re.MULTILIN
 
 
 @register
-class PythonSourceInventory(Operator):
+class PythonSourceInventory(ReportOperator):
     """Top-level functions and classes of a Python module, as JSON."""
 
     name = "python-source-inventory"
-    purpose = Purpose.REPORT
     final = True
     kinds = (Kind.PYTHON_SOURCE,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         if not _complete(artifact):
@@ -64,7 +61,9 @@ class PythonSourceInventory(Operator):
         extra = ctx.rng.choice(("", "end_line", "docstring"))
         out = _output(artifact, ctx, "inventory", "json")
         params = {"SRC": artifact.path, "EXTRA": extra, "OUT": out}
-        solution = python_script(render(python_inventory, ["write_inventory"], **params), "write_inventory()")
+        solution = self.report_solution(
+            render(python_inventory, ["write_inventory"], **params), call="write_inventory()"
+        )
         tests = render(python_inventory, ["test_inventory_matches_source"], tag=ctx.tag, **params)
         extra_text = {
             "": "",
@@ -114,14 +113,12 @@ def c_functions(text: str) -> list[tuple[str, int]]:
 
 
 @register
-class CSourceFunctionList(Operator):
+class CSourceFunctionList(ReportOperator):
     """Function definitions of a C file found by a documented line rule, as CSV."""
 
     name = "c-source-function-list"
-    purpose = Purpose.REPORT
     final = True
     kinds = (Kind.C_SOURCE,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         sample = artifact.sample if _complete(artifact) else artifact.sample.rsplit("\n", 1)[0]
@@ -137,7 +134,9 @@ class CSourceFunctionList(Operator):
             "ORDER": order,
             "OUT": out,
         }
-        solution = python_script(render(c_function_list, ["write_functions"], **params), "write_functions()")
+        solution = self.report_solution(
+            render(c_function_list, ["write_functions"], **params), call="write_functions()"
+        )
         tests = render(c_function_list, ["test_function_list"], tag=ctx.tag, **params)
         ordering = (
             "in file order (ascending line number)"
@@ -167,14 +166,12 @@ def _code_lines(text: str) -> list[str]:
 
 
 @register
-class ShellScriptCommands(Operator):
+class ShellScriptCommands(ReportOperator):
     """Code lines and the distinct first words of a shell script, as JSON."""
 
     name = "shell-script-commands"
-    purpose = Purpose.REPORT
     final = True
     kinds = (Kind.SHELL_SCRIPT,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return bool(_code_lines(artifact.sample))
@@ -183,7 +180,7 @@ class ShellScriptCommands(Operator):
         counted = ctx.rng.choice((False, True))
         out = _output(artifact, ctx, "commands", "json")
         params: dict[str, Any] = {"SRC": artifact.path, "COUNTED": counted, "OUT": out}
-        solution = python_script(render(shell_commands, ["write_summary"], **params), "write_summary()")
+        solution = self.report_solution(render(shell_commands, ["write_summary"], **params), call="write_summary()")
         tests = render(shell_commands, ["test_code_lines_and_first_words"], tag=ctx.tag, **params)
         words = (
             "an object mapping each distinct first word to the number of code lines that start with it"

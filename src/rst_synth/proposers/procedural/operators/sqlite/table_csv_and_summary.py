@@ -6,6 +6,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import slug
 from rst_synth.proposers.procedural.operators.kit.roles import affinity, table_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import plain_names, sqlite_tables
@@ -75,15 +76,13 @@ def _summary_choices(artifact: Artifact) -> list[tuple[str, str, str]]:
 
 
 @register
-class SqliteAddSummaryTable(Operator):
+class SqliteAddSummaryTable(ReportOperator):
     """A per-group count/total table of a database, written to a new database of its own."""
 
     name = "sqlite-add-summary-table"
-    purpose = Purpose.REPORT
     uses = (Use.GROUP, Use.SUM)
     final = True
     kinds = (Kind.SQLITE,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         names = set(artifact.details.get("tables") or {}) | set(artifact.details.get("views") or [])
@@ -101,7 +100,7 @@ class SqliteAddSummaryTable(Operator):
         params = {"SRC": artifact.path, "TABLE": table, "GROUP": group, "VALUE": value, "SUMMARY": summary, "OUT": out}
         # A database of its own, not a copy of the source plus one table: the copy repeated the
         # parent's data, and a small file leaves the mutation check's middle byte in a page header.
-        solution = python_script(render(summary_table, ["write_summary"], **params), "write_summary()")
+        solution = self.report_solution(render(summary_table, ["write_summary"], **params), call="write_summary()")
         tests = render(summary_table, ["test_summary_database"], tag=ctx.tag, **params)
         instruction = (
             f"Write a new SQLite database `{out}` that holds exactly one table, `{summary}`, with the "

@@ -6,26 +6,24 @@ from __future__ import annotations
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.kit.tables import NON_FINITE, csv_ok
 from rst_synth.proposers.procedural.operators.kit.workflow import outside_git
 from rst_synth.proposers.procedural.operators.tables.shipped import column_stats, filter_above_mean
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.shipping import render
 
 
 @register
-class CsvColumnStats(Operator):
+class CsvColumnStats(ReportOperator):
     """Min, max, mean and median of every numeric column, as a JSON object."""
 
     name = "csv-column-stats"
-    purpose = Purpose.REPORT
     uses = (Use.STATS,)
     final = True
     kinds = (Kind.CSV,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
@@ -43,7 +41,7 @@ class CsvColumnStats(Operator):
         columns = csv_fitting(artifact, Use.STATS)  # measures that vary: no ids, codes, flags, row numbers
         out = ctx.output_path(artifact, "stats", "json")
         params = {"SRC": artifact.path, "DELIM": d["delimiter"], "COLUMNS": columns, "OUT": out}
-        solution = python_script(render(column_stats, ["write_stats"], **params), "write_stats()")
+        solution = self.report_solution(render(column_stats, ["write_stats"], **params), call="write_stats()")
         tests = render(column_stats, ["test_column_stats"], tag=ctx.tag, **params)
         names = ", ".join(f"`{c}`" for c in columns)
         instruction = (
@@ -68,15 +66,13 @@ class CsvColumnStats(Operator):
 
 
 @register
-class CsvFilterAboveMean(Operator):
+class CsvFilterAboveMean(ReportOperator):
     """Keep the rows whose numeric column is strictly above that column's mean."""
 
     name = "csv-filter-above-mean"
-    purpose = Purpose.REPORT
     uses = (Use.STATS,)
     final = True
     kinds = (Kind.CSV,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         d = artifact.details
@@ -94,7 +90,9 @@ class CsvFilterAboveMean(Operator):
         column = ctx.rng.choice(sorted(csv_fitting(artifact, Use.STATS)))  # a measure that varies: rows above
         out = ctx.output_path(artifact, f"above_mean_{slug(column)}", "csv")
         params = {"SRC": artifact.path, "DELIM": d["delimiter"], "COLUMN": column, "OUT": out}
-        solution = python_script(render(filter_above_mean, ["write_above_mean"], **params), "write_above_mean()")
+        solution = self.report_solution(
+            render(filter_above_mean, ["write_above_mean"], **params), call="write_above_mean()"
+        )
         tests = render(filter_above_mean, ["test_rows_above_mean_in_order"], tag=ctx.tag, **params)
         instruction = (
             f"Then write to `{out}` the data rows of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "

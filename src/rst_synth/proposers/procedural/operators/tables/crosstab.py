@@ -5,12 +5,12 @@ from __future__ import annotations
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Role, Use
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
 from rst_synth.proposers.procedural.operators.tables.shipped import crosstab
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.shipping import render
 
 MAX_COLUMN_VALUES = 12
 """More distinct values than this across the top makes a table nobody reads."""
@@ -29,14 +29,12 @@ def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
 
 
 @register
-class CsvCrosstab(Operator):
+class CsvCrosstab(ReportOperator):
     """Count the rows of a table for every pair of values of two categorising columns, with totals."""
 
     name = "csv-crosstab"
-    purpose = Purpose.REPORT
     uses = (Use.GROUP,)
     kinds = (Kind.CSV,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return is_data(artifact) and bool(_pairs(artifact))
@@ -46,7 +44,9 @@ class CsvCrosstab(Operator):
         rows_by, cols_by = ctx.rng.choice(_pairs(artifact))
         out = ctx.output_path(artifact, f"{slug(rows_by)}_by_{slug(cols_by)}", "csv")
         params = {"SRC": artifact.path, "DELIM": d.get("delimiter", ","), "ROWS_BY": rows_by, "COLS_BY": cols_by}
-        solution = python_script(render(crosstab, ["write_crosstab"], **params, OUT=out), "write_crosstab()")
+        solution = self.report_solution(
+            render(crosstab, ["write_crosstab"], **params, OUT=out), call="write_crosstab()"
+        )
         tests = render(
             crosstab, ["test_crosstab_cells_and_order", "test_totals_add_up"], tag=ctx.tag, **params, OUT=out
         )

@@ -6,6 +6,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_fitting
 from rst_synth.proposers.procedural.operators.tables.shipped import group_totals, json_records
@@ -19,14 +20,12 @@ def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
 
 
 @register
-class CsvGroupTotals(Operator):
+class CsvGroupTotals(ReportOperator):
     """Sum an additive measure per value of a column that categorises."""
 
     name = "csv-group-totals"
-    purpose = Purpose.REPORT
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return bool(_pairs(artifact))
@@ -37,7 +36,9 @@ class CsvGroupTotals(Operator):
         total = f"total_{slug(value)}"
         out = ctx.output_path(artifact, f"by_{slug(group)}", "csv")
         params = {"SRC": artifact.path, "DELIM": d["delimiter"], "GROUP": group, "VALUE": value, "OUT": out}
-        solution = python_script(render(group_totals, ["write_totals"], **params, TOTAL=total), "write_totals()")
+        solution = self.report_solution(
+            render(group_totals, ["write_totals"], **params, TOTAL=total), call="write_totals()"
+        )
         tests = render(group_totals, ["test_header_and_totals", "test_order"], tag=ctx.tag, **params, TOTAL=total)
         instruction = (
             f"Total the `{value}` column of `{artifact.path}` ({delimiter_name(d['delimiter'])}-separated, "

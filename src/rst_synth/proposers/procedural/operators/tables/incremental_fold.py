@@ -10,7 +10,8 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use, words
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
     CsvShape,
@@ -27,7 +28,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 )
 from rst_synth.proposers.procedural.operators.tables.shipped import incremental_fold
 from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 CENTS = re.compile(r"-?\d+(\.\d{1,2})?")
 
@@ -74,15 +75,13 @@ def _batches(shape: CsvShape, ctx: StepContext) -> list[str]:
 
 
 @register
-class CsvIncrementalFold(Operator):
+class CsvIncrementalFold(ToolOperator):
     """Fold the artifact and arriving batches into a SQLite ledger, idempotently."""
 
     name = "csv-incremental-fold"
     purpose = Purpose.PREPARE
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
-    tools = ("python3",)
-    weight = 3.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return (
@@ -103,9 +102,8 @@ class CsvIncrementalFold(Operator):
         db = ctx.output_path(artifact, "ledger", "json")
         files = [artifact.path, *batches]
         params = {"GROUP": group, "VALUE": value}
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-{write_tool(tool, render(incremental_fold, ["main"], **params), "sys.exit(main())")}
-{q(tool)} {q(db)} {" ".join(q(f) for f in files)} || [ $? -eq 1 ]"""
+        run = f"""{q(tool)} {q(db)} {" ".join(q(f) for f in files)} || [ $? -eq 1 ]"""
+        solution = self.tool_solution(tool, render(incremental_fold, ["main"], **params), "sys.exit(main())", run)
         tests = render(
             incremental_fold,
             [
@@ -153,5 +151,5 @@ class CsvIncrementalFold(Operator):
             tests=tests,
             instruction=instruction,
             dockerfile=planted,
-            produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[produced, self.executable(tool)],
         )

@@ -8,12 +8,12 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Role, Use
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, is_data, sample_rows
 from rst_synth.proposers.procedural.operators.tables.shipped import list_members
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.shipping import render
 
 SEPARATORS = (";", "|")
 TOKEN = re.compile(r"[\w.@+:/-]{1,32}")
@@ -102,14 +102,12 @@ def _heading(column: str) -> str:
 
 
 @register
-class CsvListMembers(Operator):
+class CsvListMembers(ReportOperator):
     """Split a column of lists and report, for every value named in any list, the rows naming it."""
 
     name = "csv-list-members"
-    purpose = Purpose.REPORT
     uses = (Use.KEY, Use.GROUP)
     kinds = (Kind.CSV,)
-    tools = ("python3",)
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         return is_data(artifact) and bool(_choices(artifact))
@@ -133,7 +131,7 @@ class CsvListMembers(Operator):
             "OUT": out,
         }
         # The solution and the tests compute the table two different ways: each checks the other.
-        solution = python_script(render(list_members, ["write_members"], **params), "write_members()")
+        solution = self.report_solution(render(list_members, ["write_members"], **params), call="write_members()")
         tests = render(
             list_members, ["test_members_per_listed_value", "test_counts_are_member_counts"], tag=ctx.tag, **params
         )

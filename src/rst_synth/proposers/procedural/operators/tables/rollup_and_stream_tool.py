@@ -7,6 +7,7 @@ from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.workflow import (
     EDGE_VALUES,
     contract_shape,
@@ -20,7 +21,7 @@ from rst_synth.proposers.procedural.operators.kit.workflow import (
 )
 from rst_synth.proposers.procedural.operators.tables.shipped import rollup_tool, stream_summary
 from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_tool, render, write_tool
+from rst_synth.proposers.procedural.shipping import python_tool, render
 
 
 def _shape_ok(artifact: Artifact, discovery: Discovery, suffix: str) -> bool:
@@ -91,15 +92,13 @@ chmod 0755 {q(tool)}
 
 
 @register
-class CsvStreamSummary(Operator):
+class CsvStreamSummary(ToolOperator):
     """A streaming summary tool, proven on an input 100x larger than the artifact under a memory cap."""
 
     name = "csv-stream-summary"
-    purpose = Purpose.TOOL
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.CSV,)
     tools = ("python3", "gzip")
-    weight = 3.0
 
     LIMIT_MB = 64
     TEST_ROWS = 300_000
@@ -129,9 +128,8 @@ class CsvStreamSummary(Operator):
             ),
             "plant()",
         )
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-{write_tool(tool, render(stream_summary, ["main"], **params), "main()")}
-gzip -dc {q(big)} | {q(tool)} > {q(out)}"""
+        run = f"gzip -dc {q(big)} | {q(tool)} > {q(out)}"
+        solution = self.tool_solution(tool, render(stream_summary, ["main"], **params), "main()", run)
         tests = render(
             stream_summary,
             [
@@ -172,5 +170,5 @@ gzip -dc {q(big)} | {q(tool)} > {q(out)}"""
             tests=tests,
             instruction=instruction,
             dockerfile=run_at_build(generator),
-            produces=[produced, Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[produced, self.executable(tool)],
         )

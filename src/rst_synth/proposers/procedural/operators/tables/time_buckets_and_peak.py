@@ -11,12 +11,12 @@ import datetime
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.columns import Role, Use, words
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, register
+from rst_synth.proposers.procedural.operators.kit.families import ReportOperator
 from rst_synth.proposers.procedural.operators.kit.names import delimiter_name, slug
 from rst_synth.proposers.procedural.operators.kit.roles import csv_columns, csv_fitting, sample_rows
 from rst_synth.proposers.procedural.operators.tables.shipped import interval_peak, time_buckets
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import python_script, render
+from rst_synth.proposers.procedural.shipping import render
 
 MAX_BUCKETS = 400
 """More empty-filled buckets than this is a calendar, not a report."""
@@ -71,14 +71,12 @@ def _bucketed(artifact: Artifact) -> list[str]:
 
 
 @register
-class CsvTimeBuckets(Operator):
+class CsvTimeBuckets(ReportOperator):
     """Rows and sums of a table's measures per minute, hour or day of a timestamp column, empty buckets kept."""
 
     name = "csv-time-buckets"
-    purpose = Purpose.REPORT
     uses = (Use.SUM,)
     kinds = (Kind.CSV,)
-    tools = ("python3",)
     weight = 2.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -94,7 +92,9 @@ class CsvTimeBuckets(Operator):
         measures = csv_fitting(artifact, Use.SUM)
         out = ctx.output_path(artifact, f"per_{width}", "csv")
         params = {"SRC": artifact.path, "DELIM": delim, "COLUMN": column, "WIDTH": width, "MEASURES": measures}
-        solution = python_script(render(time_buckets, ["write_buckets"], **params, OUT=out), "write_buckets()")
+        solution = self.report_solution(
+            render(time_buckets, ["write_buckets"], **params, OUT=out), call="write_buckets()"
+        )
         tests = render(
             time_buckets,
             ["test_buckets_rows_and_sums", "test_buckets_add_up_to_the_table"],
@@ -142,13 +142,11 @@ def _interval(artifact: Artifact) -> tuple[str, str] | None:
 
 
 @register
-class CsvIntervalPeak(Operator):
+class CsvIntervalPeak(ReportOperator):
     """The most rows open at one instant in a table of intervals (sessions, bookings, jobs), and when."""
 
     name = "csv-interval-peak"
-    purpose = Purpose.REPORT
     kinds = (Kind.CSV,)
-    tools = ("python3",)
     weight = 2.0
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
@@ -165,7 +163,7 @@ class CsvIntervalPeak(Operator):
         label = ctx.rng.choice(self._labels(artifact))
         out = ctx.output_path(artifact, f"peak_{slug(start)}_{slug(end)}", "json")
         params = {"SRC": artifact.path, "DELIM": delim, "START": start, "END": end, "LABEL": label, "OUT": out}
-        solution = python_script(render(interval_peak, ["write_peak"], **params), "write_peak()")
+        solution = self.report_solution(render(interval_peak, ["write_peak"], **params), call="write_peak()")
         tests = render(interval_peak, ["test_peak_and_when", "test_the_rows_open_at_the_peak"], tag=ctx.tag, **params)
         instruction = (
             f"Then find the busiest instant of `{artifact.path}` ({delimiter_name(delim)}-separated, with a header "

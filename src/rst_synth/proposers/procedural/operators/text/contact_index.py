@@ -9,12 +9,12 @@ import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.text import is_prose
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import contacts
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 HEADER = ["email", "lines", "phones", "first_date", "last_date"]
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -34,14 +34,11 @@ def _corpus(artifact: Artifact, discovery: Discovery) -> list[str]:
 
 
 @register
-class TextContactIndex(Operator):
+class TextContactIndex(ToolOperator):
     """Email addresses of a text corpus with the lines, phones and dates mentioned alongside, as a tool."""
 
     name = "text-contact-index"
-    purpose = Purpose.TOOL
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
-    weight = 3.0
     once = True  # the tool is the same program whatever the folder: a second step would copy it
 
     def input_of(self, artifact: Artifact) -> str:
@@ -63,9 +60,8 @@ class TextContactIndex(Operator):
         out = fresh_path(ctx, f"{work_root(ctx.discovery)}/contacts", f"{name}_contacts.csv")
         seed = ctx.rng.randrange(10**6)
         code = render(contacts, ["main"])
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, code, "sys.exit(main(sys.argv))")}
-{q(tool)} {" ".join(q(f) for f in files)} > {q(out)}"""
+        run = f"""{q(tool)} {" ".join(q(f) for f in files)} > {q(out)}"""
+        solution = self.tool_solution(tool, code, "sys.exit(main(sys.argv))", run, out)
         params = {"TOOL": tool, "FILES": files, "OUT": out, "SEED": seed}
         names = ["test_contacts_of_the_corpus", "test_tool_on_fresh_corpora", "test_tool_rejects_unreadable_files"]
         tests = render(contacts, names, tag=ctx.tag, **params)
@@ -94,5 +90,5 @@ class TextContactIndex(Operator):
             solution=solution,
             tests=tests,
             instruction=instruction,
-            produces=[csv_output(out, HEADER, ["lines"]), Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True)],
+            produces=[csv_output(out, HEADER, ["lines"]), self.executable(tool)],
         )

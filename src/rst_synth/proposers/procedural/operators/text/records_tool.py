@@ -9,12 +9,12 @@ import re
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.columns import Use, column_roles
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.text import complete_sample
 from rst_synth.proposers.procedural.operators.kit.workflow import DECIMAL, inside_git, tool_path, work_root
 from rst_synth.proposers.procedural.operators.text.shipped import records_top
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 MAX_BYTES = 64 * 1024
 TOP = 5
@@ -42,15 +42,12 @@ def _layout(artifact: Artifact) -> tuple[int, int] | None:
 
 
 @register
-class TextRecordsTool(Operator):
+class TextRecordsTool(ToolOperator):
     """A top-N tool over whitespace-separated records with a stated contract, run on the artifact."""
 
     name = "text-records-tool"
-    purpose = Purpose.TOOL
     uses = (Use.GROUP, Use.SUM)
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
-    weight = 3.0
 
     def input_of(self, artifact: Artifact) -> str:
         return f"layout:{_layout(artifact)}"  # the same key and value fields would get the same tool again
@@ -69,9 +66,8 @@ class TextRecordsTool(Operator):
         tool = tool_path(ctx, artifact, "top")
         out = ctx.output_path(artifact, f"top{TOP}", "tsv")
         code = render(records_top, ["main"], KEY=key, VALUE=value)
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])}
-{write_tool(tool, code, "sys.exit(main(sys.argv))")}
-{q(tool)} {TOP} {q(artifact.path)} > {q(out)}"""
+        run = f"{q(tool)} {TOP} {q(artifact.path)} > {q(out)}"
+        solution = self.tool_solution(tool, code, "sys.exit(main(sys.argv))", run)
         params = {"TOOL": tool, "SRC": artifact.path, "OUT": out, "KEY": key, "VALUE": value, "TOP": TOP}
         names = ["test_top_of_the_artifact", "test_tool_on_fresh_inputs", "test_tool_edge_cases"]
         seed = ctx.rng.randrange(10**6)
@@ -99,6 +95,6 @@ class TextRecordsTool(Operator):
             instruction=instruction,
             produces=[
                 Artifact(path=out, kind=Kind.TEXT, details={"lines": TOP}),
-                Artifact(path=tool, kind=Kind.EXECUTABLE, executable=True),
+                self.executable(tool),
             ],
         )

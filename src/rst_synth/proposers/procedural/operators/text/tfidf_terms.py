@@ -8,14 +8,14 @@ import re
 
 from rst_synth.proposers.artifacts import Artifact, Kind, csv_output
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
+from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
+from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
 from rst_synth.proposers.procedural.operators.kit.text import is_prose
 from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, inside_git, work_root
 from rst_synth.proposers.procedural.operators.logs.access_log_sessions import looks_like_access_log
 from rst_synth.proposers.procedural.operators.schedule.crontab import schedule_entries
 from rst_synth.proposers.procedural.operators.text.shipped import tfidf
-from rst_synth.proposers.procedural.scenarios import Purpose
-from rst_synth.proposers.procedural.shipping import render, write_tool
+from rst_synth.proposers.procedural.shipping import render
 
 HEADER = ["file", "rank", "term", "count", "tfidf"]
 _WORD = re.compile(r"[A-Za-z']+")
@@ -53,14 +53,11 @@ def _distinct(artifact: Artifact, discovery: Discovery) -> bool:
 
 
 @register
-class TextTfidfTerms(Operator):
+class TextTfidfTerms(ToolOperator):
     """The most distinctive terms of each file of a folder of prose by TF-IDF, as a tool."""
 
     name = "text-tfidf-terms"
-    purpose = Purpose.TOOL
     kinds = (Kind.TEXT,)
-    tools = ("python3",)
-    weight = 3.0
     once = True  # the tool is the same program whatever the folder: a second step would copy it
 
     def input_of(self, artifact: Artifact) -> str:
@@ -84,9 +81,8 @@ class TextTfidfTerms(Operator):
         top = ctx.rng.choice([5, 8, 10])
         seed = ctx.rng.randrange(10**6)
         code = render(tfidf, ["main"])
-        solution = f"""mkdir -p {q(tool.rsplit("/", 1)[0])} {q(out.rsplit("/", 1)[0])}
-{write_tool(tool, code, "sys.exit(main(sys.argv))")}
-{q(tool)} {top} {" ".join(q(f) for f in files)} > {q(out)}"""
+        run = f"""{q(tool)} {top} {" ".join(q(f) for f in files)} > {q(out)}"""
+        solution = self.tool_solution(tool, code, "sys.exit(main(sys.argv))", run, out)
         params = {"TOOL": tool, "FILES": files, "OUT": out, "TOP": top, "SEED": seed}
         names = ["test_terms_of_the_folder", "test_tool_on_fresh_texts", "test_tool_rejects_bad_arguments"]
         tests = render(tfidf, names, tag=ctx.tag, **params)
