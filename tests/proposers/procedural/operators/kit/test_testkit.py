@@ -76,3 +76,35 @@ def test_same_text_allows_only_a_missing_last_newline(tmp_path: pathlib.Path) ->
     except AssertionError:
         return
     raise AssertionError("accepted a different text")
+
+
+def _started(command: list[str], cwd: pathlib.Path) -> tuple[subprocess.Popen[str], int]:
+    service = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, text=True)
+    assert service.stdout is not None
+    return service, int(service.stdout.readline())
+
+
+def test_a_service_is_found_however_it_was_started(tmp_path: pathlib.Path) -> None:
+    """`python3 -u PROGRAM` once got reward 0 from a test that looked for PROGRAM in argv[:2]."""
+    script = tmp_path / "svc" / "server.py"
+    script.parent.mkdir()
+    script.write_text(SERVER)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    ways = [
+        ([sys.executable, "-u", str(script), "--port", "0"], other),  # an interpreter flag
+        (["env", "PYTHONUNBUFFERED=1", sys.executable, "server.py"], script.parent),  # env, a relative path
+        (["setsid", "nohup", sys.executable, str(script)], other),  # detached
+        (["timeout", "60", sys.executable, str(script)], other),  # a wrapper that stays as the parent
+    ]
+    for command, cwd in ways:
+        service, port = _started(command, cwd)
+        try:
+            pid = testkit.eventually(lambda: testkit.serving(str(script)))
+            assert pid is not None and testkit.port_of(pid) == port, command
+            assert testkit.runs(pid, str(script)) and testkit.listener(port) == pid, command
+        finally:
+            service.kill()
+            service.wait()
+            subprocess.run(["pkill", "-f", str(script)], check=False)
+    assert testkit.serving(str(script)) is None

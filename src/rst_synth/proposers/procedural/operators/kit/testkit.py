@@ -82,10 +82,18 @@ def listening() -> dict[str, int]:
 
 
 def sockets_of(pid: int | str) -> set[str]:
+    """The links of the process's open files (`socket:[INODE]` for a socket); a file closed meanwhile is skipped."""
+    found: set[str] = set()
     try:
-        return {os.readlink(fd) for fd in pathlib.Path(f"/proc/{pid}/fd").iterdir()}
+        fds = list(pathlib.Path(f"/proc/{pid}/fd").iterdir())
     except OSError:
-        return set()
+        return found
+    for fd in fds:
+        try:
+            found.add(os.readlink(fd))
+        except OSError:
+            continue
+    return found
 
 
 def listener(port: int) -> int | None:
@@ -103,14 +111,31 @@ def port_of(pid: int | str) -> int | None:
     return ports[0] if ports else None
 
 
+def runs(pid: int | str, program: str) -> bool:
+    """Whether process `pid` runs `program`: its executable is that file, or an argument of its command line
+    names it, as an absolute path or relative to the process's working directory. Never by the argument's
+    position: `python3 -u PROGRAM`, `/usr/bin/python3 PROGRAM`, `env python3 PROGRAM` and `cd DIR && python3
+    NAME` all run it."""
+    target = os.path.realpath(program)
+    try:
+        if os.readlink(f"/proc/{pid}/exe") == target:
+            return True
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return False  # gone, or another user's: not a process the work started
+    return any(os.path.realpath(os.path.join(cwd, arg)) == target for arg in argv_of(pid) if arg[:1] not in ("", "-"))
+
+
 def serving(program: str) -> int | None:
-    """The pid of the live process that runs `program` (its first argument after the interpreter), or None."""
-    for proc in pathlib.Path("/proc").iterdir():
-        if proc.name.isdigit() and alive(proc.name):
-            argv = argv_of(proc.name)
-            if program in argv[:2]:
-                return int(proc.name)
-    return None
+    """The pid of the live process that runs `program` (`runs`), however it was started; of several (a
+    `timeout` or `nohup` wrapper still waiting beside it), one that listens on a port."""
+    found = [
+        int(proc.name)
+        for proc in sorted(pathlib.Path("/proc").iterdir(), key=lambda p: p.name)
+        if proc.name.isdigit() and int(proc.name) != os.getpid() and alive(proc.name) and runs(proc.name, program)
+    ]
+    listening_ones = [pid for pid in found if port_of(pid) is not None]
+    return next(iter(listening_ones or found), None)
 
 
 def http(port: int, path: str, method: str = "GET", body: bytes | None = None) -> tuple[int, str]:
@@ -140,6 +165,7 @@ PROCESS_HELPERS = (
     "sockets_of",
     "listener",
     "port_of",
+    "runs",
     "serving",
     "http",
     "eventually",

@@ -27,12 +27,23 @@ def test_groups_sums_exactly() -> None:
     assert shipped.groups("", "region", "amount") == {}
 
 
-def start(tmp_path: Path, code: str, data: Path, monkeypatch: pytest.MonkeyPatch) -> subprocess.Popen[bytes]:
+START = {
+    "python3 PROGRAM": lambda program: [sys.executable, program],
+    "python3 -u PROGRAM": lambda program: [sys.executable, "-u", program],
+    "setsid nohup PROGRAM, in its folder": lambda program: ["setsid", "nohup", "./" + Path(program).name],
+}
+"""Equivalent ways to run the server: its tests reach it by its port, whichever was used."""
+
+
+def start(
+    tmp_path: Path, code: str, data: Path, monkeypatch: pytest.MonkeyPatch, how: str = "python3 PROGRAM"
+) -> subprocess.Popen[bytes]:
     server = tmp_path / "server.py"
-    server.write_text(python_tool(code, "main()"))
+    server.write_text(python_tool(code, "main()").replace("#!/usr/bin/env python3", f"#!{sys.executable}", 1))
     server.chmod(0o755)
     port = shipped.free_port()
-    process = subprocess.Popen([sys.executable, str(server), "--port", str(port), "--data", str(data)])
+    command = [*START[how](str(server)), "--port", str(port), "--data", str(data)]
+    process = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.DEVNULL)
     monkeypatch.setattr(shipped, "SERVER", str(server))
     monkeypatch.setattr(shipped, "DATA", str(data))
     monkeypatch.setattr(shipped, "PORT", port)
@@ -50,9 +61,10 @@ def data(tmp_path: Path) -> Iterator[Path]:
     yield path
 
 
-def test_the_reference_passes_its_tests(tmp_path: Path, data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("how", sorted(START))
+def test_the_reference_passes_its_tests(tmp_path: Path, data: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
     assert 'ThreadingHTTPServer(("127.0.0.1", args.port)' in REFERENCE  # what discovery knows it by
-    process = start(tmp_path, REFERENCE, data, monkeypatch)
+    process = start(tmp_path, REFERENCE, data, monkeypatch, how)
     try:
         assert shipped.get(shipped.PORT, "/groups/" + "Z%C3%BCrich") == (200, '{"rows": 3, "total": "3.10"}')
         shipped.test_running_service_answers_from_the_result()

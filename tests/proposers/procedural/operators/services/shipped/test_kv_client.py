@@ -24,14 +24,25 @@ REFERENCE = render(shipped, ["main"])
 STORE = {"stock:SKU-1": "12", "stock:SKU-2": "-3", "moves:a b": "40", "moves:ü+x": "line\nnext"}
 
 
+START = {
+    "python3 PROGRAM": lambda program: [sys.executable, program],
+    "python3 -u PROGRAM": lambda program: [sys.executable, "-u", program],
+    "env python3 NAME, in its folder": lambda program: ["env", sys.executable, Path(program).name],
+    "setsid nohup python3 PROGRAM": lambda program: ["setsid", "nohup", sys.executable, program],
+}
+"""Equivalent ways to start the service that the instruction allows (`run it with python3`)."""
+
+
 @pytest.fixture
-def kvd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    """A kvd copy under tmp_path on a free port holding STORE; the shipped module's constants point at it."""
+def kvd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[int]:
+    """A kvd copy under tmp_path on a free port holding STORE, started one of the START ways; the shipped
+    module's constants point at it."""
     program = tmp_path / "kvd.py"
     program.write_text(KVD)
     port = shipped.free_port()
-    command = [sys.executable, str(program), "--host", "127.0.0.1", "--port", str(port)]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [*START[getattr(request, "param", "python3 PROGRAM")](str(program)), "--host", "127.0.0.1"]
+    command += ["--port", str(port)]
+    server = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert shipped.eventually(lambda: shipped.listener(port)), "kvd did not start"
     for key, value in STORE.items():
         assert shipped.http(port, "/kv/" + urllib.parse.quote(key, safe=""), "PUT", value.encode())[0] == 200
@@ -53,6 +64,7 @@ def client(path: Path, port: int, code: str = REFERENCE) -> str:
     return tool_file(path, code)
 
 
+@pytest.mark.parametrize("kvd", sorted(START), indirect=True)
 def test_the_reference_passes_its_tests(kvd: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert shipped.live_port() == kvd
     monkeypatch.setattr(shipped, "TOOL", client(tmp_path / "kvdctl", kvd))

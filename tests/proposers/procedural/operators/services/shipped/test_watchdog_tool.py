@@ -46,14 +46,25 @@ def test_show_pid_finds_the_program(
     assert capsys.readouterr().out == "None\n"
 
 
+START = {
+    "python3 PROGRAM": lambda program: [sys.executable, program],
+    "python3 -u PROGRAM": lambda program: [sys.executable, "-u", program],
+    "env python3 NAME, in its folder": lambda program: ["env", sys.executable, Path(program).name],
+}
+"""Equivalent ways to run the service that the instruction allows: the tests find it whichever was used."""
+
+
 @pytest.fixture
-def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A groups server on a free port under the reference watchdog, put there as the step's solution does."""
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A groups server on a free port under the reference watchdog, put there as the step's solution does,
+    started one of the START ways."""
     server, data, log = tmp_path / "server.py", tmp_path / "data.csv", tmp_path / "server.log"
     server.write_text(python_tool(render(csv_server, ["main"], GROUP="k", VALUE="v"), "main()"))
     data.write_text("k,v\na,1\n")
     port = csv_server.free_port()
-    command = [sys.executable, str(server), "--port", str(port), "--data", str(data)]
+    start = START[getattr(request, "param", "python3 PROGRAM")](str(server))
+    command = [*start, "--port", str(port), "--data", str(data)]
+    monkeypatch.chdir(tmp_path)  # the watchdog starts its command again from its own working directory
     with log.open("ab") as out:
         first = subprocess.Popen(command, stdout=out, stderr=out, start_new_session=True)
     csv_server.wait_healthy(port)
@@ -79,6 +90,7 @@ def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         first.wait()
 
 
+@pytest.mark.parametrize("service", sorted(START), indirect=True)
 def test_the_reference_passes_its_tests(service: Path) -> None:
     before = shipped.pid_in(shipped.PIDFILE)
     shipped.test_watchdog_brings_the_service_back()
