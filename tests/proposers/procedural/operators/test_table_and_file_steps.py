@@ -212,7 +212,8 @@ def test_build_is_deterministic(name: str) -> None:
     found = discovery(target, artifact("/app/out/notes.txt", b"hi\n"))
     steps = [op.step(target, StepContext(discovery=found, rng=random.Random(7), tag="r1s1")) for _ in range(2)]
     assert steps[0] == steps[1]
-    assert "def test_r1s1_" in steps[0].tests and steps[0].instruction.startswith(("Next,", "Then"))
+    assert "def test_r1s1_" in steps[0].tests
+    assert steps[0].instruction[:1].isupper() and not steps[0].instruction.startswith("Next")
 
 
 # --- each step run here, against its own checks, and produced details against classify() ----------

@@ -124,7 +124,7 @@ def run_locally(tmp_path: Path, operator: str, name: str, content: str, seed: in
     src.write_text(content)
     art = artifact(str(src), content)
     step = build(operator, art, seed)
-    assert step.instruction.startswith(("Next", "Then")) and "\n" not in step.instruction
+    assert step.instruction[:1].isupper() and not step.instruction.startswith("Next") and "\n" not in step.instruction
     assert leaked_solution_line(step.instruction, step.solution) is None
     module = "".join(f"import {m}\n" for m in sorted(set(step.imports) | {"pathlib"})) + step.tests
     namespace: dict = {}
