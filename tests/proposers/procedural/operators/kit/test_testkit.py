@@ -108,3 +108,10 @@ def test_a_service_is_found_however_it_was_started(tmp_path: pathlib.Path) -> No
             service.wait()
             subprocess.run(["pkill", "-f", str(script)], check=False)
     assert testkit.serving(str(script)) is None
+
+
+def test_csv_rows_read_quoting_and_line_endings(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "out.csv"
+    out.write_bytes('k,v\r\n"a,b",1\r\n\r\n"two\nlines",ü\r\n'.encode())
+    assert testkit.csv_rows(out) == [["k", "v"], ["a,b", "1"], ["two\nlines", "ü"]]  # the blank line left out
+    assert testkit.csv_text_rows('k,v\n"a,b",1\n\n') == [["k", "v"], ["a,b", "1"], []]  # a printed table, as it is

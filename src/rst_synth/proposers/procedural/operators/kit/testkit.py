@@ -1,5 +1,6 @@
-"""The helpers of the generated tests, written once: run a step's tool under limits, find a process and
-the port it listens on through /proc, call a service over HTTP past any proxy, wait for a condition.
+"""The helpers of the generated tests, written once: run a step's tool under limits, check a refusal and an
+exact text, read a CSV output, find a process and the port it listens on through /proc, call a service over
+HTTP past any proxy, wait for a condition.
 
 A test module stays self-contained: `shipped` renders the helpers a module uses into it (without their
 type hints, which a task's interpreter need not read), and its import lines follow from the code
@@ -8,6 +9,8 @@ type hints, which a task's interpreter need not read), and its import lines foll
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import pathlib
 import resource
@@ -48,6 +51,17 @@ def assert_same_text(path: str, want: str) -> None:
     """The file holds `want`, its last newline optional."""
     got = pathlib.Path(path).read_bytes().decode("utf-8")
     assert got == want or got + "\n" == want, (got[:500], want[:500])
+
+
+def csv_rows(path: str | pathlib.Path) -> list[list[str]]:
+    """The rows of a UTF-8 CSV output (RFC 4180 quoting, LF or CRLF line endings), blank lines left out."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return [r for r in csv.reader(f) if r]
+
+
+def csv_text_rows(text: str) -> list[list[str]]:
+    """The rows of CSV text a tool printed, every one kept."""
+    return list(csv.reader(io.StringIO(text, newline="")))
 
 
 def argv_of(pid: int | str) -> list[str]:

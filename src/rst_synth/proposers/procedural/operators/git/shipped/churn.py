@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import datetime
-import io
 import os
 import pathlib
 import random
@@ -15,7 +14,7 @@ import re
 import subprocess
 import sys
 
-from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, csv_text_rows, run_tool
 
 TOOL = "/app/bin/repo_churn"
 REPO = "/app/repo"
@@ -142,14 +141,10 @@ def fresh_repo(path: pathlib.Path, seed: int) -> str:
     return "main"
 
 
-def read_csv(text: str) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(text, newline="")))
-
-
 def test_churn_of_the_repository() -> None:
     want = churn(REPO, "refs/heads/" + MAIN)
     assert len(want) > 1
-    assert read_csv(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
+    assert csv_text_rows(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
 
 
 def test_tool_on_fresh_repositories(tmp_path: pathlib.Path) -> None:
@@ -158,7 +153,7 @@ def test_tool_on_fresh_repositories(tmp_path: pathlib.Path) -> None:
         ref = fresh_repo(repo, SEED + k)
         done = run_tool(TOOL, repo, ref)
         assert done.returncode == 0, done.stderr[-500:]
-        got = read_csv(done.stdout.decode("utf-8"))
+        got = csv_text_rows(done.stdout.decode("utf-8"))
         assert got == churn(repo, ref)
         commits = int(
             subprocess.run(

@@ -9,6 +9,7 @@ import csv
 import datetime
 import pathlib
 
+from rst_synth.proposers.procedural.operators.kit.testkit import csv_rows
 from rst_synth.proposers.procedural.operators.logs.shipped.access_hits import client_hits
 
 LOG = "/app/logs/access.log"
@@ -40,22 +41,17 @@ def write_bursts() -> None:
         csv.writer(f, lineterminator="\n").writerows(table)
 
 
-def read_out() -> list[list[str]]:
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
 def want() -> list[list[str]]:
     return bursts(pathlib.Path(LOG).read_text(encoding="utf-8", errors="replace"), WINDOW)
 
 
 def test_busiest_window_per_client() -> None:
-    assert read_out() == want()
+    assert csv_rows(OUT) == want()
 
 
 def test_windows_fit_and_hold_their_count() -> None:
     hits = client_hits(pathlib.Path(LOG).read_text(encoding="utf-8", errors="replace"))
-    table = read_out()
+    table = csv_rows(OUT)
     assert {r[0] for r in table[1:]} == set(hits)
     for client, count, first, last in table[1:]:
         opened = datetime.datetime.strptime(first, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)  # noqa: UP017  # datetime.UTC needs 3.11

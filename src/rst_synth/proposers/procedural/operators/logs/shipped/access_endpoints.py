@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import pathlib
 
+from rst_synth.proposers.procedural.operators.kit.testkit import csv_rows
 from rst_synth.proposers.procedural.operators.logs.shipped.access_hits import requests_of
 
 LOG = "/app/logs/access.log"
@@ -37,13 +38,8 @@ def write_endpoints() -> None:
         csv.writer(f, lineterminator="\n").writerows(table)
 
 
-def read_out() -> list[list[str]]:
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
 def test_traffic_per_endpoint() -> None:
-    got = read_out()
+    got = csv_rows(OUT)
     want = endpoints(pathlib.Path(LOG).read_text(encoding="utf-8", errors="replace"))
     assert [r[:5] for r in got] == [r[:5] for r in want]
     assert got[0] == want[0]
@@ -53,6 +49,6 @@ def test_traffic_per_endpoint() -> None:
 def test_every_request_with_a_path_counted_once() -> None:
     text = pathlib.Path(LOG).read_text(encoding="utf-8", errors="replace")
     with_path = [r for r in requests_of(text) if len(r[2].split(" ")) == 3 and r[2].split(" ")[1].startswith("/")]
-    body = read_out()[1:]
+    body = csv_rows(OUT)[1:]
     assert sum(int(r[2]) for r in body) == len(with_path)
     assert sum(int(r[3]) for r in body) == sum(r[4] for r in with_path)

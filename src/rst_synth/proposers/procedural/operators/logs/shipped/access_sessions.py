@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import csv
 import datetime
-import io
 import pathlib
 import random
 import re
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, csv_text_rows, run_tool
 from rst_synth.proposers.procedural.operators.logs.shipped.access_hits import client_hits
 
 TOOL = "/app/bin/access_sessions"
@@ -87,14 +86,10 @@ def fresh_log(seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_csv(text: str) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(text, newline="")))
-
-
 def test_sessions_of_the_log() -> None:
     want = sessions(pathlib.Path(LOG).read_text(encoding="utf-8", errors="replace"), GAP)
     assert len(want) > 2
-    assert read_csv(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
+    assert csv_text_rows(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
 
 
 def test_tool_on_fresh_logs(tmp_path: pathlib.Path) -> None:
@@ -105,7 +100,7 @@ def test_tool_on_fresh_logs(tmp_path: pathlib.Path) -> None:
         gap = (GAP_TEST, 5, 60, 1)[k]
         done = run_tool(TOOL, path, gap)
         assert done.returncode == 0, done.stderr[-500:]
-        assert read_csv(done.stdout.decode("utf-8")) == sessions(text, gap), k
+        assert csv_text_rows(done.stdout.decode("utf-8")) == sessions(text, gap), k
 
 
 def test_tool_rejects_bad_arguments(tmp_path: pathlib.Path) -> None:

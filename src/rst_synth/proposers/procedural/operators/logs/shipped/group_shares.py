@@ -9,6 +9,8 @@ import csv
 import json
 import re
 
+from rst_synth.proposers.procedural.operators.kit.testkit import csv_rows
+
 SRC = "/app/logs/events.jsonl"
 GROUP = "kind"
 VALUE = "amount"
@@ -37,13 +39,8 @@ def write_shares() -> None:
             writer.writerow([key, events, f"{amount:.2f}", f"{share:.1f}"])
 
 
-def read_out() -> list[list[str]]:
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
 def test_header_counts_and_totals() -> None:
-    rows = read_out()
+    rows = csv_rows(OUT)
     assert rows[0] == [GROUP, "events", TOTAL, "share_pct"]
     want = shares(SRC, GROUP, VALUE)
     assert [r[0] for r in rows[1:]] == [key for key, *_ in want]
@@ -54,5 +51,5 @@ def test_header_counts_and_totals() -> None:
 
 
 def test_shares_make_the_whole() -> None:
-    shares_written = [float(r[3]) for r in read_out()[1:]]
+    shares_written = [float(r[3]) for r in csv_rows(OUT)[1:]]
     assert abs(sum(shares_written) - 100) <= 0.05 * len(shares_written) + 1e-9 or sum(shares_written) == 0

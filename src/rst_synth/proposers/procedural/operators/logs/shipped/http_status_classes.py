@@ -8,6 +8,8 @@ import csv
 import decimal
 import re
 
+from rst_synth.proposers.procedural.operators.kit.testkit import csv_rows
+
 SRC = "/app/report/status_counts.csv"
 DELIM = ","
 STATUS = "status"
@@ -33,17 +35,12 @@ def write_classes() -> None:
         csv.writer(f, lineterminator="\n").writerows(classes(SRC, DELIM, STATUS, MEASURE))
 
 
-def read_out() -> list[list[str]]:
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
 def test_a_row_per_class_with_its_total() -> None:
-    got, want = read_out(), classes(SRC, DELIM, STATUS, MEASURE)
+    got, want = csv_rows(OUT), classes(SRC, DELIM, STATUS, MEASURE)
     assert got[0] == want[0] and [r[0] for r in got] == [r[0] for r in want]
     assert [decimal.Decimal(r[1]) for r in got[1:]] == [decimal.Decimal(r[1]) for r in want[1:]]
 
 
 def test_shares_of_the_whole() -> None:
-    got, want = read_out(), classes(SRC, DELIM, STATUS, MEASURE)
+    got, want = csv_rows(OUT), classes(SRC, DELIM, STATUS, MEASURE)
     assert all(abs(float(g[2]) - float(w[2])) < 0.00006 for g, w in zip(got[1:], want[1:]))  # noqa: B905

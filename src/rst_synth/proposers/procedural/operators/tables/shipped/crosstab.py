@@ -7,6 +7,8 @@ from __future__ import annotations
 import collections
 import csv
 
+from rst_synth.proposers.procedural.operators.kit.testkit import csv_rows
+
 SRC = "/app/onboarding/roster.csv"
 DELIM = ","
 ROWS_BY = "team"
@@ -33,17 +35,12 @@ def write_crosstab() -> None:
         csv.writer(f).writerows(crosstab(SRC, DELIM, ROWS_BY, COLS_BY))
 
 
-def read_out() -> list[list[str]]:
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
 def test_crosstab_cells_and_order() -> None:
-    assert read_out() == crosstab(SRC, DELIM, ROWS_BY, COLS_BY)
+    assert csv_rows(OUT) == crosstab(SRC, DELIM, ROWS_BY, COLS_BY)
 
 
 def test_totals_add_up() -> None:
-    table = read_out()
+    table = csv_rows(OUT)
     body = table[1:-1]
     assert all(int(r[-1]) == sum(int(x) for x in r[1:-1]) for r in body)
     assert [int(x) for x in table[-1][1:]] == [sum(int(r[i]) for r in body) for i in range(1, len(table[0]))]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import collections
 import csv
 
+from rst_synth.proposers.procedural.operators.kit.testkit import csv_rows
+
 SRC = "/app/onboarding/roster.csv"
 DELIM = ","
 LIST = "extra_groups"
@@ -49,16 +51,11 @@ def expected() -> list[list[str]]:
     return [[HEAD, "members", "count"]] + [[t, " ".join(sorted(naming[t])), str(len(naming[t]))] for t in order]
 
 
-def read_out() -> list[list[str]]:
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
 def test_members_per_listed_value() -> None:
-    assert read_out() == expected()
+    assert csv_rows(OUT) == expected()
 
 
 def test_counts_are_member_counts() -> None:
-    table = read_out()
+    table = csv_rows(OUT)
     assert table[0] == [HEAD, "members", "count"] and len(table) > 1
     assert all(int(r[2]) == len(r[1].split(" ")) for r in table[1:])

@@ -8,6 +8,8 @@ import csv
 import datetime
 import decimal
 
+from rst_synth.proposers.procedural.operators.kit.testkit import csv_rows
+
 SRC = "/app/data/events.csv"
 DELIM = ","
 COLUMN = "created_at"
@@ -64,11 +66,6 @@ def write_buckets() -> None:
         csv.writer(f).writerows(buckets(SRC, DELIM, COLUMN, WIDTH, MEASURES))
 
 
-def read_out() -> list[list[str]]:
-    with open(OUT, newline="", encoding="utf-8") as f:
-        return [r for r in csv.reader(f) if r]
-
-
 def same(got: list[list[str]], want: list[list[str]]) -> None:
     assert got[0] == want[0]
     assert [r[0] for r in got[1:]] == [r[0] for r in want[1:]], "buckets, their labels or their order differ"
@@ -78,11 +75,11 @@ def same(got: list[list[str]], want: list[list[str]]) -> None:
 
 
 def test_buckets_rows_and_sums() -> None:
-    same(read_out(), buckets(SRC, DELIM, COLUMN, WIDTH, MEASURES))
+    same(csv_rows(OUT), buckets(SRC, DELIM, COLUMN, WIDTH, MEASURES))
 
 
 def test_buckets_add_up_to_the_table() -> None:
-    table = read_out()
+    table = csv_rows(OUT)
     with open(SRC, newline="", encoding="utf-8") as f:
         timed = [r for r in csv.DictReader(f, delimiter=DELIM) if when(r[COLUMN] or "") is not None]
     assert sum(int(r[1]) for r in table[1:]) == len(timed)

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import csv
 import datetime
-import io
 import pathlib
 import random
 import re
 import sys
 from typing import Any
 
-from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, run_tool
+from rst_synth.proposers.procedural.operators.kit.testkit import assert_usage_error, csv_text_rows, run_tool
 
 TOOL = "/app/bin/notes_contacts"
 FILES = ["/app/notes/a.txt", "/app/notes/b.txt"]
@@ -117,14 +116,10 @@ def fresh_corpus(seed: int) -> list[str]:
     return texts
 
 
-def read_csv(text: str) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(text, newline="")))
-
-
 def test_contacts_of_the_corpus() -> None:
     want = contacts([pathlib.Path(f).read_text(encoding="utf-8") for f in FILES])
     assert len(want) > 2
-    assert read_csv(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
+    assert csv_text_rows(pathlib.Path(OUT).read_text(encoding="utf-8")) == want
 
 
 def test_tool_on_fresh_corpora(tmp_path: pathlib.Path) -> None:
@@ -136,7 +131,7 @@ def test_tool_on_fresh_corpora(tmp_path: pathlib.Path) -> None:
             paths[-1].write_text(text, encoding="utf-8")
         done = run_tool(TOOL, *paths)
         assert done.returncode == 0, done.stderr[-500:]
-        assert read_csv(done.stdout.decode("utf-8")) == contacts(texts), texts
+        assert csv_text_rows(done.stdout.decode("utf-8")) == contacts(texts), texts
 
 
 def test_tool_rejects_unreadable_files(tmp_path: pathlib.Path) -> None:
