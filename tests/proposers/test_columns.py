@@ -116,6 +116,7 @@ def test_sums_of_flags_and_of_unit_prices() -> None:
     products = table(
         "sku,category,unit_price,discontinued,stock\n"
         "A1,tools,4.99,0,12\nA2,tools,12.50,1,3\nB1,toys,4.99,0,40\nB2,toys,0.85,0,7\nC1,tools,19.99,1,1\n"
+        "C2,toys,2.25,0,15\n"  # six rows: statistics take six or more
     )
     assert csv_fitting(products, Use.SUM) == ["stock"]
     assert csv_fitting(products, Use.STATS) == ["unit_price", "stock"]
@@ -125,8 +126,9 @@ def test_sums_of_flags_and_of_unit_prices() -> None:
 def test_a_summary_is_no_batch_and_no_group() -> None:
     """status_counts.csv: one row per status with its count. Folding it into a ledger as a batch, feeding
     more rows in its format or grouping it by its unique key means nothing; a partner's figures per key do."""
-    summary = table("status,count\n200,17\n301,2\n404,3\n500,1\n", "/app/report/status_counts.csv")
-    assert is_summary(column_roles(["status", "count"], [["200", "17"], ["301", "2"], ["404", "3"], ["500", "1"]]))
+    text = "status,count\n200,17\n301,2\n302,4\n404,3\n500,1\n503,6\n"  # six rows: enough for statistics
+    summary = table(text, "/app/report/status_counts.csv")
+    assert is_summary(column_roles(["status", "count"], [line.split(",") for line in text.splitlines()[1:]]))
     assert usable(summary) <= {"csv-column-stats", "csv-filter-above-mean"}
     assert OPERATORS["csv-reconcile-sources"].can_use(summary, found(summary))
     assert not OPERATORS["csv-to-sqlite"].can_use(summary, found(summary))
