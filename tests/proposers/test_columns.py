@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
-from rst_synth.proposers.columns import Column, Role, Use, column_roles, is_summary, role_of, words
+from rst_synth.proposers.columns import (
+    MIN_ROWS_FOR_STATS,
+    Column,
+    Role,
+    Unfit,
+    Use,
+    column_roles,
+    is_summary,
+    role_of,
+    words,
+)
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators.kit import workflow
@@ -102,6 +112,17 @@ def test_what_each_use_takes() -> None:
         column = Column("c", role, distinct=10, rows=40)
         assert not column.fits(Use.SUM) and not column.fits(Use.STATS), role
     assert not any(Column("groups", Role.LIST, distinct=5, rows=40).fits(use) for use in Use)
+    # a summary's key of three rows: no group by it, no statistics of its totals
+    assert Column("key", Role.CATEGORY, distinct=3, rows=3).unfit(Use.GROUP) is Unfit.ONE_GROUP_PER_ROW
+    assert Column("total", Role.ADDITIVE, distinct=3, rows=3).unfit(Use.STATS) is Unfit.FEW_ROWS
+    assert Column("total", Role.ADDITIVE, distinct=6, rows=MIN_ROWS_FOR_STATS).fits(Use.STATS)
+    # most groups of one row each are no groups; a few are
+    assert Column("name", Role.CATEGORY, distinct=4, rows=6, single=3).unfit(Use.GROUP) is Unfit.SINGLE_ROW_GROUPS
+    assert Column("region", Role.CATEGORY, distinct=3, rows=6, single=1).fits(Use.GROUP)
+    # a signed change is summed (the net change), never averaged
+    delta = Column("delta", Role.CHANGE, distinct=6, rows=8)
+    assert delta.fits(Use.SUM) and delta.unfit(Use.STATS) is Unfit.ROLE
+    assert delta.to_json()["single"] == 0
 
 
 def test_totals_of_a_reject_reports_row_numbers() -> None:
