@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
-from rst_synth.proposers.columns import Column, Role, Use, column_roles, is_summary, role_of, words
+from rst_synth.proposers.columns import (
+    MIN_ROWS_FOR_STATS,
+    Column,
+    Role,
+    Unfit,
+    Use,
+    column_roles,
+    is_summary,
+    role_of,
+    words,
+)
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
 from rst_synth.proposers.procedural.operators.kit import workflow
@@ -102,6 +112,17 @@ def test_what_each_use_takes() -> None:
         column = Column("c", role, distinct=10, rows=40)
         assert not column.fits(Use.SUM) and not column.fits(Use.STATS), role
     assert not any(Column("groups", Role.LIST, distinct=5, rows=40).fits(use) for use in Use)
+    # a summary's key of three rows: no group by it, no statistics of its totals
+    assert Column("key", Role.CATEGORY, distinct=3, rows=3).unfit(Use.GROUP) is Unfit.ONE_GROUP_PER_ROW
+    assert Column("total", Role.ADDITIVE, distinct=3, rows=3).unfit(Use.STATS) is Unfit.FEW_ROWS
+    assert Column("total", Role.ADDITIVE, distinct=6, rows=MIN_ROWS_FOR_STATS).fits(Use.STATS)
+    # most groups of one row each are no groups; a few are
+    assert Column("name", Role.CATEGORY, distinct=4, rows=6, single=3).unfit(Use.GROUP) is Unfit.SINGLE_ROW_GROUPS
+    assert Column("region", Role.CATEGORY, distinct=3, rows=6, single=1).fits(Use.GROUP)
+    # a signed change is summed (the net change), never averaged
+    delta = Column("delta", Role.CHANGE, distinct=6, rows=8)
+    assert delta.fits(Use.SUM) and delta.unfit(Use.STATS) is Unfit.ROLE
+    assert delta.to_json()["single"] == 0
 
 
 def test_totals_of_a_reject_reports_row_numbers() -> None:
@@ -116,6 +137,7 @@ def test_sums_of_flags_and_of_unit_prices() -> None:
     products = table(
         "sku,category,unit_price,discontinued,stock\n"
         "A1,tools,4.99,0,12\nA2,tools,12.50,1,3\nB1,toys,4.99,0,40\nB2,toys,0.85,0,7\nC1,tools,19.99,1,1\n"
+        "C2,toys,2.25,0,15\n"  # six rows: statistics take six or more
     )
     assert csv_fitting(products, Use.SUM) == ["stock"]
     assert csv_fitting(products, Use.STATS) == ["unit_price", "stock"]
@@ -125,8 +147,9 @@ def test_sums_of_flags_and_of_unit_prices() -> None:
 def test_a_summary_is_no_batch_and_no_group() -> None:
     """status_counts.csv: one row per status with its count. Folding it into a ledger as a batch, feeding
     more rows in its format or grouping it by its unique key means nothing; a partner's figures per key do."""
-    summary = table("status,count\n200,17\n301,2\n404,3\n500,1\n", "/app/report/status_counts.csv")
-    assert is_summary(column_roles(["status", "count"], [["200", "17"], ["301", "2"], ["404", "3"], ["500", "1"]]))
+    text = "status,count\n200,17\n301,2\n302,4\n404,3\n500,1\n503,6\n"  # six rows: enough for statistics
+    summary = table(text, "/app/report/status_counts.csv")
+    assert is_summary(column_roles(["status", "count"], [line.split(",") for line in text.splitlines()[1:]]))
     assert usable(summary) <= {"csv-column-stats", "csv-filter-above-mean"}
     assert OPERATORS["csv-reconcile-sources"].can_use(summary, found(summary))
     assert not OPERATORS["csv-to-sqlite"].can_use(summary, found(summary))

@@ -18,7 +18,10 @@ from rst_synth.proposers.procedural.scenarios import BY_NAME
 from rst_synth.task import HistoryStep, Task
 from tests.support.tasks import write_task
 
-SALES = "region,amount,units\nnorth,10.50,3\nsouth,4.25,1\nnorth,7,2\n"
+SALES = (  # eight rows, regions that repeat: a table that statistics and groups mean something on
+    "region,amount,units\nnorth,10.50,3\nsouth,4.25,1\nnorth,7,2\neast,12.00,4\nsouth,3.75,1\nwest,8.40,2\n"
+    "east,5.10,3\nwest,9.99,5\n"
+)
 CHECKSUMS = "0" * 64 + "  /app/out/sales.csv\n"
 
 
@@ -40,7 +43,10 @@ def test_bookkeeping_operators_are_marked() -> None:
     marked = bookkeeping_operators()
     assert {"files-bundle-targz", "file-sha256-manifest", "archive-manifest", "text-line-stats"} <= marked
     assert not marked & {"git-revert-on-branch", "sqlite-window-report", "csv-rollup-tool", "csv-group-totals"}
-    assert all(OPERATORS[name].weight < 1 for name in marked)
+    # bookkeeping weighs less than a domain step; the permissions policy (its audit repeats the policy) weighs
+    # no more than a one-command step
+    assert "permissions-policy" in marked and OPERATORS["permissions-policy"].weight <= 1
+    assert all(OPERATORS[name].weight < 1 for name in marked - {"permissions-policy"})
 
 
 def test_no_step_builds_on_a_bookkeeping_output() -> None:

@@ -161,7 +161,9 @@ class ProceduralProposer:
             ]
             if steps and steps[-1].produces and rng.random() < self.config.chain_bias:
                 fresh = {a.path for a in steps[-1].produces}
-                chained = [c for c in candidates if c[1].path in fresh]
+                # chain work on the fresh output; bookkeeping of it (its checksum, a bundle of it) is no chain,
+                # and preferring it would make bookkeeping the usual second step wherever no domain step applies
+                chained = [c for c in candidates if c[1].path in fresh and not c[0].bookkeeping]
                 candidates = chained or candidates
             if not candidates:
                 break

@@ -112,7 +112,9 @@ def sqlite_artifact(tmp_path: Path) -> Artifact:
     db = tmp_path / "shop.db"
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE items (sku TEXT, category TEXT, price REAL, stock INTEGER)")
+    # six rows, every category on two: enough rows for a ranking by price, groups that repeat
     rows = [("a", "x", 1.0, 2), ("b", "y", 2.5, 7), ("c", "x", 0.5, 11), ("d", "y", 9.0, 3), ("e", "z", 4.0, 5)]
+    rows.append(("f", "z", 3.0, 8))
     con.executemany("INSERT INTO items VALUES (?, ?, ?, ?)", rows)
     con.commit()
     con.close()

@@ -28,6 +28,7 @@ git add -A && git -c user.name=Ann -c user.email=ann@example.com commit -q -m 't
 git -c user.name=Ann -c user.email=ann@example.com tag -a v1 -m 'one'
 cd /app
 """
+# four top-level definitions or more in each source: an inventory of fewer lists what a glance shows
 PYTHON = '''"""A small tool."""
 import sys
 
@@ -45,6 +46,10 @@ class Runner:
 
 async def main():
     pass
+
+
+def parse(argv):
+    return list(argv)
 
 if sys.argv:
     def hidden():
@@ -68,6 +73,15 @@ legacy(void)
 int main(int argc, char **argv) {
     printf("%d\\n", add(1, 2));
     return 0;
+}
+
+static int sub(int a, int b)
+{
+    return a - b;
+}
+
+int mul(int a, int b) {
+    return a * b;
 }
 """
 SHELL = '#!/bin/bash\nset -eu\n# say hello\necho hi\n\nfor f in a b; do\n  echo "$f"\ndone\n'
@@ -138,7 +152,7 @@ def test_source_preconditions() -> None:
 
 
 def test_c_rule() -> None:
-    assert source_and_script_inventory.c_functions(C_CODE) == [("add", 3), ("main", 16)]
+    assert source_and_script_inventory.c_functions(C_CODE) == [("add", 3), ("main", 16), ("sub", 21), ("mul", 26)]
 
 
 def test_outputs_inside_a_repository_go_next_to_it() -> None:

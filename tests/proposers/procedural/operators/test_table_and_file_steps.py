@@ -40,11 +40,13 @@ DATA_OPS = [
 
 
 def make_db() -> bytes:
+    """Items in categories that repeat (a category of one row each is no group)."""
     con = sqlite3.connect(":memory:")
     con.executescript("""
         CREATE TABLE items (name TEXT, category TEXT, qty INTEGER, price REAL);
         INSERT INTO items VALUES ('bolt','hw',10,0.5),('nut','hw',25,0.1),('glue','chem',3,4.25),
-            ('bolt','hw',5,0.55),('tape',NULL,7,1.0),('saw','tools',1,NULL);
+            ('bolt','hw',5,0.55),('tape',NULL,7,1.0),('saw','tools',1,NULL),
+            ('epoxy','chem',2,6.5),('hammer','tools',4,12.0);
         CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
         INSERT INTO notes (body) VALUES ('x'),('y');
     """)
@@ -268,9 +270,18 @@ def test_csv_steps_run_and_pass_their_checks(tmp_path, name: str) -> None:
         run_step(tmp_path / rel.replace(".", "_"), name, {rel: text}, rel)
 
 
+# six regions on two rows each: a summary of six groups, enough rows for the statistics at the chain's end
+CHAIN_SALES = "region,units\n" + "".join(
+    f"{region},{units}\n"
+    for region, units in zip(
+        ["north", "south", "east", "west", "central", "coast"] * 2, [3, 1, 5, 2, 4, 6, 2, 1, 2, 7, 3, 1], strict=True
+    )
+)
+
+
 def test_chain_csv_to_sqlite_to_summary_to_csv_to_stats(tmp_path) -> None:
-    db = run_step(tmp_path, "csv-to-sqlite", {"out/sales.csv": SALES.encode()}, "sales.csv")
-    assert db.details["rows"] == {"sales": 6}
+    db = run_step(tmp_path, "csv-to-sqlite", {"out/sales.csv": CHAIN_SALES.encode()}, "sales.csv")
+    assert db.details["rows"] == {"sales": 12}
     summary = run_built(tmp_path, "sqlite-add-summary-table", db, discovery(db))
     exported = run_built(tmp_path, "sqlite-table-to-csv", summary, discovery(summary), seed=1)
     assert exported.details["header"] == ["group_value", "n", "total"]
@@ -317,7 +328,8 @@ con = sqlite3.connect("/app/shop.db")
 con.executescript('''
 CREATE TABLE items (name TEXT, category TEXT, qty INTEGER, price REAL);
 INSERT INTO items VALUES ('bolt','hw',10,0.5),('nut','hw',25,0.1),('glue','chem',3,4.25),
-    ('bolt','hw',5,0.55),('tape',NULL,7,1.0),('saw','tools',1,NULL);
+    ('bolt','hw',5,0.55),('tape',NULL,7,1.0),('saw','tools',1,NULL),
+    ('epoxy','chem',2,6.5),('hammer','tools',4,12.0);
 ''')
 con.commit()
 PY

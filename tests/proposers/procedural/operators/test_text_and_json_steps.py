@@ -26,9 +26,11 @@ ITEMS = """[
   {"id": 2, "region": "south", "amount": 3.25, "tags": [], "meta": {"owner": "bob", "extra": {"x": 1}}},
   {"id": 3, "region": "north", "amount": 7.125, "tags": ["c"], "meta": {"owner": "ann"}},
   {"id": 4, "region": "east", "amount": 0.3333, "tags": [], "meta": {"owner": "cy"}},
-  {"id": 5, "region": "north", "amount": 1, "tags": [{"k": 1}], "meta": {"owner": "dee"}}
+  {"id": 5, "region": "north", "amount": 1, "tags": [{"k": 1}], "meta": {"owner": "dee"}},
+  {"id": 6, "region": "south", "amount": 4.5, "tags": ["a"], "meta": {"owner": "bob"}},
+  {"id": 7, "region": "east", "amount": 2.75, "tags": [], "meta": {"owner": "cy"}}
 ]
-"""
+"""  # every region on two rows or more: a count by region counts groups, not single records
 STATUS = '{"service": "api", "ok": true, "uptime": 12.5, "checks": [{"name": "db", "ms": 3}], "limits": {"cpu": 2}}\n'
 INI = (
     "[server]\nHost = 0.0.0.0\nport=8080\nbanner = 100% ready ; kept\n\n[paths]\nlogs = /var/log/app\n"

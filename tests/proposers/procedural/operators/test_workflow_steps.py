@@ -26,6 +26,7 @@ LEDGER = (
     "beta,300,north\n"
     "gamma,0.75,east\n"
     "delta,42.10,south\n"
+    "omega,15.00,east\n"
 )
 NOTES = "reviewed by finance\n"
 PARENT_SOLVE = (
@@ -62,8 +63,9 @@ def test_preconditions(name: str) -> None:
     assert not op.can_use(artifact(), discovery(tools=()))  # no python3 and no apt-get
     repo = Artifact(path="/app", kind=Kind.GIT)  # outputs and tools would dirty a repository
     assert not op.can_use(artifact(), discovery(artifact(), repo))
-    # the policy is plain chown/chmod work: it weighs no more than a one-command step
-    assert not op.bookkeeping and op.weight >= (1 if name == "permissions-policy" else 3)
+    # the policy is plain chown/chmod work whose audit repeats the policy: bookkeeping, weighing no more than a
+    # one-command step; the other workflow steps are real work
+    assert op.bookkeeping == (name == "permissions-policy") and op.weight >= (1 if name == "permissions-policy" else 3)
 
 
 def test_csv_preconditions_need_text_keys_and_exact_decimals() -> None:
@@ -76,7 +78,8 @@ def test_csv_preconditions_need_text_keys_and_exact_decimals() -> None:
     assert not OPERATORS["csv-incremental-fold"].can_use(fine, discovery(fine))
     assert OPERATORS["csv-quarantine-malformed"].can_use(fine, discovery(fine))
     # a summary (one row per key) is an end result: no feed in its format, no batch, no tool grouping it again
-    summary = artifact("/app/out/s.csv", "status,count\n200,17\n404,3\n500,1\n")
+    # (six rows: a partner's figures are compared as statistics, which take six rows or more)
+    summary = artifact("/app/out/s.csv", "status,count\n200,17\n301,2\n302,4\n404,3\n500,1\n503,6\n")
     for name in ("planted-defect-fix", "csv-quarantine-malformed", "csv-incremental-fold", "serve-csv-http"):
         assert not OPERATORS[name].can_use(summary, discovery(summary)), name
     assert OPERATORS["csv-reconcile-sources"].can_use(summary, discovery(summary))  # a partner's figures per key
