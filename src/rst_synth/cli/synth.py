@@ -163,6 +163,8 @@ def synth_command(
             max_containers=2 * config.validation_workers,
             determinism_runs=config.determinism_runs,
             keep_states=config.kept_states,
+            # A repair that reads the whole report (the llm proposer's) hears of every problem at once.
+            every_failure=config.repairs > 0 and config.proposer != "procedural",
         ),
     )
     solver_agent = _solver_agent(config, paths)

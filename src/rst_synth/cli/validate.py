@@ -48,12 +48,12 @@ def validate_command(
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Tasks validated concurrently.")] = 2,
     no_determinism: Annotated[bool, typer.Option("--no-determinism", help="Skip the second oracle run.")] = False,
     no_quality: Annotated[
-        bool, typer.Option("--no-quality", help="Skip a child's quality checks (instruction paths ... mutation).")
+        bool, typer.Option("--no-quality", help="Skip a child's quality checks (instruction paths ... tolerance).")
     ] = False,
     backend: Annotated[str, typer.Option(help="Sandbox backend.")] = "docker",
 ) -> None:
     """Validate tasks: static checks, image build, oracle, nop, determinism, parent and, for a
-    child, the quality checks (instruction paths, redundancy, parent outputs, steps, mutation).
+    child, the quality checks (instruction paths, redundancy, parent outputs, steps, mutation, tolerance).
 
     Exit status 0 only when every task is accepted.
     """
@@ -91,6 +91,7 @@ _SHORT = {
     Check.DEGENERATE: "degen",
     Check.PARENT_OUTPUTS: "p.outs",
     Check.MUTATION: "mutat",
+    Check.TOLERANCE: "toler",
 }
 # novelty is judged by the engine, per run; propose by the proposer
 _SHOWN = [c for c in Check if c not in (Check.PROPOSE, Check.NOVELTY)]

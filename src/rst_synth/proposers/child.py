@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, Field
 
 from rst_synth.proposers.base import ProposalError
-from rst_synth.task import HistoryStep, Lineage, Metadata, StepRecord, Task, TaskInfo, TaskPaths
+from rst_synth.task import HistoryStep, Lineage, Metadata, OutputContract, StepRecord, Task, TaskInfo, TaskPaths
 from rst_synth.task.dockerfile import as_root, without_root_wrap
 from rst_synth.task.shell import logical_lines, without_trailing_exit
 from rst_synth.validator import Reason
@@ -43,6 +43,8 @@ class NewStep(BaseModel):
     """A bookkeeping step (checksums, archives, listings, counts): later steps never build on its outputs."""
     ends: list[str] = Field(default_factory=list)
     """Of `produces`, the end results (a report of rejects, a summary): later steps never build on them."""
+    outputs: list[OutputContract] = Field(default_factory=list)
+    """The contracts of the files it writes, where the proposer declares them (validator/contracts.py)."""
 
     @property
     def test_path(self) -> str:
@@ -102,6 +104,7 @@ def assemble_child(parent: Task, extension: Extension, *, proposer: str, compose
                 solution_lines=solution_lines,
                 instruction_lines=instruction_lines,
                 test_module=step.test_path,
+                outputs=step.outputs,
             )
         )
     child.set_text(TaskPaths.SOLVE, solve, executable=True)
@@ -141,6 +144,7 @@ def split_child(parent: Task, child: Task) -> Extension:
                 instruction=_slice(instruction, record.instruction_lines),
                 produces=known.produces if known else [],
                 bookkeeping=known.bookkeeping if known else False,
+                outputs=record.outputs,
             )
         )
     prefix = parent.dockerfile.rstrip("\n")

@@ -33,6 +33,23 @@ class TaskInfo(_Section):
     """Search keywords."""
 
 
+Form = Literal["bytes", "json", "csv", "toml", "sqlite", "lines"]
+Fixed = Literal["key_order", "layout", "numbers", "quoting", "line_order", "newline"]
+
+
+class OutputContract(_Section):
+    """What the instruction fixes about one output a step writes (the tolerance check rewrites the rest,
+    validator/tolerance.py): its exact bytes, or a parsed form with the layout details listed in `fixed`."""
+
+    path: str
+    form: Form = "bytes"
+    """`bytes`: exactly these bytes; else the parsed form that counts (a JSON value, CSV rows, a TOML
+    document, SQLite rows and schema, a set of lines)."""
+    fixed: list[Fixed] = Field(default_factory=list)
+    """Layout the instruction fixes within the form: `key_order`, `layout` (indentation and spacing),
+    `numbers` (how a number is written), `quoting` (CSV), `line_order`, `newline` (a final newline)."""
+
+
 class StepRecord(_Section):
     """One step a task added to its parent's workflow ([[metadata.lineage.added]]): where its parts
     sit in the task's files, so a proposer can take a child apart again without parsing comments."""
@@ -49,6 +66,8 @@ class StepRecord(_Section):
     """First and last line (1-based, inclusive) of the step's paragraph in instruction.md."""
     test_module: str
     """The test module holding the step's checks, relative to the task directory."""
+    outputs: list[OutputContract] = Field(default_factory=list)
+    """The contracts of the files the step writes, where its proposer declares them."""
 
 
 class HistoryStep(_Section):

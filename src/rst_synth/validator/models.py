@@ -34,6 +34,9 @@ class Check(StrEnum):
     """Each new step is needed: without it the tests fail."""
     MUTATION = "mutation"
     """The tests notice a new output deleted or changed."""
+    TOLERANCE = "tolerance"
+    """The tests accept the outputs written another way their contracts allow, and the services started
+    again in an equivalent way (validator/tolerance.py)."""
     NOVELTY = "novelty"
     """Judged by the engine against every accepted task of the run, not by the validator."""
     SOLVABLE = "solvable"
@@ -47,9 +50,10 @@ QUALITY_CHECKS = (
     Check.PARENT_OUTPUTS,
     Check.STEPS,
     Check.MUTATION,
+    Check.TOLERANCE,
 )
-"""The checks of validator/quality.py, validator/degenerate.py and validator/mutation.py, in the
-order they run."""
+"""The checks of validator/quality.py, validator/degenerate.py, validator/mutation.py and
+validator/tolerance.py, in the order they run."""
 
 
 class Verdict(StrEnum):
@@ -135,6 +139,9 @@ class Reason(StrEnum):
     """The tests pass with one of the new steps left out."""
     WEAK_TESTS = "weak_tests"
     """A new output can be deleted, or changed by every small edit tried, and the tests still pass."""
+    TESTS_TOO_STRICT = "tests_too_strict"
+    """The tests fail on an output written another way its contract allows, or on a service started again in an
+    equivalent way (validator/tolerance.py)."""
     NEAR_DUPLICATE = "near_duplicate"
     UNSOLVED = "unsolved"
     """No attempt of the solver agent solved the child (with --require-solvable)."""
@@ -214,6 +221,9 @@ class ValidatorConfig(BaseModel):
     """Extra oracle runs, each in another fresh container, that must all reach reward 1 (0: off)."""
     quality: bool = True
     """Run the quality checks (validator/quality.py, validator/mutation.py) on children."""
+    every_failure: bool = False
+    """After a quality check of the first four fails, still run the steps, mutation and tolerance checks, so
+    that a repair hears of every problem at once (the llm proposer's); off, they are skipped to save the cost."""
     max_mutated_outputs: int = Field(default=12, ge=1)
     """New outputs the mutation check edits at most (the first by path)."""
     keep_states: bool = False

@@ -110,19 +110,37 @@ async def restart(box: Container, services: Services) -> bool:
     """Start `services` again in `box`, each as it ran, and wait for their ports; False when a port
     did not come back within 15 s."""
     for service in services.services:
-        env = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(service.env.items()))
-        command = " ".join(shlex.quote(a) for a in service.command)
-        line = (
-            f"cd {shlex.quote(service.folder)} 2>/dev/null; env -i {env} setsid {command} >/dev/null 2>&1 </dev/null &"
-        )
-        await box.exec(line, timeout=30, user=service.uid)
-    if not services.ports:
+        await box.exec(start_line(service), timeout=30, user=service.uid)
+    return await wait_for_ports(box, services.ports)
+
+
+def start_line(service: Service) -> str:
+    """The shell line that starts `service` as it ran: its folder, its environment alone, its own session."""
+    env = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(service.env.items()))
+    command = " ".join(shlex.quote(a) for a in service.command)
+    return f"cd {shlex.quote(service.folder)} 2>/dev/null; env -i {env} setsid {command} >/dev/null 2>&1 </dev/null &"
+
+
+async def wait_for_ports(box: Container, ports: list[int]) -> bool:
+    """Wait until something listens on each of `ports` again; False after 15 s."""
+    if not ports:
         await asyncio.sleep(0.2)  # nothing to wait for but the processes' own start
         return True
-    wanted = " ".join(f"{p:04X}" for p in services.ports)
+    wanted = " ".join(f"{p:04X}" for p in ports)
     wait = f"""for _ in $(seq {_WAIT_SEC * 10}); do
   up=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "0A" {{split($2, a, ":"); print a[2]}}')
   missing=0; for p in {wanted}; do case " $(echo $up) " in *" $p "*) ;; *) missing=1;; esac; done
   [ $missing = 0 ] && exit 0; sleep 0.1
 done; exit 1"""
     return (await box.exec(wait, timeout=_WAIT_SEC + 15, user="root")).ok
+
+
+async def stop_all(box: Container) -> None:
+    """Stop every process of `box` but its keep-alive (PID 1), and wait until no port is listened on."""
+    stop = r"""others() { for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = 1 ] || [ "$p" = $$ ] || echo "$p"; done; }
+kill -TERM $(others) 2>/dev/null
+for _ in $(seq 50); do
+  [ -z "$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "0A"')" ] && break; sleep 0.1
+done
+kill -KILL $(others) 2>/dev/null; true"""
+    await box.exec(stop, timeout=30, user="root")

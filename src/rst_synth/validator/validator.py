@@ -36,6 +36,7 @@ from rst_synth.validator.quality import (
 )
 from rst_synth.validator.services import Services, restart
 from rst_synth.validator.static import static_check
+from rst_synth.validator.tolerance import tolerance
 from rst_synth.validator.trial import StatesWanted, TrialOutcome, trial_in
 from rst_synth.validator.verdicts import expect, sandbox_error, skipped, timed
 
@@ -341,12 +342,13 @@ class Validator:
         empty = await timed(Check.DEGENERATE, lambda: degenerate_outputs(box, outputs))
         judged = [instruction_paths(task, parent), redundancy(outputs, states), empty, parent_outputs(parent, states)]
         report.checks += judged
-        if not all(c.passed for c in judged):
+        if not all(c.passed for c in judged) and not self.config.every_failure:
             self._skip_rest(report, after=Check.PARENT_OUTPUTS, parent=parent)
             return
+        timeout = task.config.verifier.timeout_sec
 
         async def mutation() -> CheckResult:
-            timeout, most = task.config.verifier.timeout_sec, self.config.max_mutated_outputs
+            most = self.config.max_mutated_outputs
             async with self._slots:
                 found = await weak_tests(
                     box, outputs, verify_timeout=timeout, max_outputs=most, quick=quick, modules=new_modules(task)
@@ -354,9 +356,18 @@ class Validator:
             report.figures.kill_rate = found.kill_rate
             return found.result
 
-        report.checks += await asyncio.gather(
-            timed(Check.STEPS, lambda: self._steps(task, report, start, quick)), timed(Check.MUTATION, mutation)
+        async def box_checks() -> list[CheckResult]:  # both use the oracle's container: one after the other
+            edited = await timed(Check.MUTATION, mutation)
+            async with self._slots:
+                accepts = await timed(
+                    Check.TOLERANCE, lambda: tolerance(box, task, outputs, verify_timeout=timeout, quick=quick)
+                )
+            return [edited, accepts]
+
+        steps, box_results = await asyncio.gather(
+            timed(Check.STEPS, lambda: self._steps(task, report, start, quick)), box_checks()
         )
+        report.checks += [steps, *box_results]
 
     async def _steps(self, task: Task, report: ValidationReport, start: Start, quick: str | None) -> CheckResult:
         records = added_steps(task)
@@ -381,6 +392,9 @@ class Validator:
             if c not in (Check.PROPOSE, Check.NOVELTY, Check.SOLVABLE)  # the engine's
             and (c not in QUALITY_CHECKS or c in self._quality_checks())
         ]
+        failed = ", ".join(c.check.value for c in report.checks if c.verdict in (Verdict.FAIL, Verdict.ERROR))
         for check in order[order.index(after) + 1 :]:
             if report.result(check) is None:
-                report.checks.append(skipped(check, Reason.EARLIER_CHECK_FAILED, f"{after.value} did not pass"))
+                report.checks.append(
+                    skipped(check, Reason.EARLIER_CHECK_FAILED, f"{failed or after.value} did not pass")
+                )

@@ -53,6 +53,11 @@ REPAIR_HINTS: dict[Reason, str] = {
     "is not checked: test what it produces, or drop it",
     Reason.WEAK_TESTS: "mutation check: a new output was deleted, or changed by one value or one line, and the "
     "tests still passed: assert its exact content (values, line count), not only that it exists",
+    Reason.TESTS_TOO_STRICT: "tolerance check: the tests failed on right work done another way the instruction "
+    "allows (JSON with other indentation or key order, CSV quoted another valid way, a service started with "
+    "`python3 -u`, an absolute path or from another folder): parse outputs instead of comparing bytes, find a "
+    "process by its program anywhere in its command line or by its port, or state the exact form in the "
+    "instruction",
     Reason.NO_NEW_COMMAND: "the new steps run no command (only comments, `set`, `:` or assignments): write commands "
     "that read the parent's outputs and write new files",
     Reason.NO_ASSERTION: "the new test module asserts nothing: every test must assert the exact contents the new "

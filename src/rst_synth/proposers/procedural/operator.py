@@ -20,7 +20,9 @@ from rst_synth.proposers.columns import Use
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import used_modules
-from rst_synth.task import HistoryStep
+from rst_synth.task import HistoryStep, OutputContract
+from rst_synth.task.config import Fixed
+from rst_synth.validator.contracts import contract_by_type
 
 
 class Step(BaseModel):
@@ -124,6 +126,19 @@ class Operator:
     purpose: Purpose = Purpose.REPORT
     """What its deliverable is for: a lineage's scenario has room for some purposes only, and the instruction
     groups the deliverables by it (scenarios.py, document.py)."""
+
+    exact: bool = False
+    """Its instruction fixes the bytes of what it writes (a listing in a stated layout): the tolerance check
+    writes none of its outputs another way (validator/tolerance.py)."""
+    fixed: tuple[Fixed, ...] = ()
+    """What its instruction fixes of its outputs' layout within their form (key order, quoting, ...)."""
+
+    def contract(self, artifact: Artifact) -> OutputContract:
+        """The contract of an output it writes: its form by its type, less what the instruction fixes."""
+        found = contract_by_type(artifact.path, None, sqlite=artifact.kind is Kind.SQLITE)
+        if self.exact:
+            return OutputContract(path=artifact.path)
+        return found.model_copy(update={"fixed": list(self.fixed)})
 
     def input_of(self, artifact: Artifact) -> str:
         """What the step consumes, for the rule "no (operator, input) pair twice in a lineage"."""

@@ -319,6 +319,7 @@ def _new_step(step: Step, tag: str) -> NewStep:
         produces=[a.path for a in step.produces],
         bookkeeping=step.operator in bookkeeping_operators(),
         ends=[a.path for a in step.produces if a.end_result],
+        outputs=[OPERATORS[step.operator].contract(a) for a in step.produces],
     )
 
 

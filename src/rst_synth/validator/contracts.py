@@ -1,0 +1,211 @@
+"""Output contracts and the other allowed ways of writing an output (the tolerance check's file edits).
+
+A step's output has a contract (task/config.py `OutputContract`): exact bytes, or a parsed form whose
+layout is free except for what the instruction fixes. Where the step's proposer declared none, the
+contract comes from the file's type: JSON, CSV, TOML and SQLite files by their form with nothing fixed,
+anything else by its bytes.
+
+`rewritten` gives the same content written another way its contract allows, or None when it allows
+none (exact bytes, or a file that does not parse as its form):
+- JSON: compact where it was indented and indented where it was compact, keys in reverse order, a
+  float that holds a whole number written as an integer, the final newline added or dropped;
+- CSV: every data field that is not a number quoted, the line ending and the header line kept (the
+  instruction states a header as a line);
+- TOML: keys in reverse order within each table, written by `tomli_w`;
+- SQLite: the same schema and rows in a new database of another page size, rows inserted in reverse;
+- a set of lines: the lines in reverse order.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sqlite3
+import tempfile
+import tomllib
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import tomli_w
+
+from rst_synth.task import OutputContract, Task
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def declared_contracts(task: Task) -> dict[str, OutputContract]:
+    """The contracts the task's added steps declare, by path."""
+    lineage = task.config.metadata.lineage
+    records = lineage.added if lineage is not None else []
+    return {contract.path: contract for record in records for contract in record.outputs}
+
+
+def contract_by_type(path: str, content: bytes | None, *, sqlite: bool = False) -> OutputContract:
+    """The contract of a file no step declared one for: its form by its type (module docstring);
+    `sqlite`: known to be a database without its content."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if sqlite or (content is not None and content.startswith(_SQLITE_HEADER)):
+        return OutputContract(path=path, form="sqlite")
+    forms = {".json": "json", ".csv": "csv", ".toml": "toml"}
+    form = forms.get(suffix, "bytes")
+    return OutputContract.model_validate({"path": path, "form": form})
+
+
+def rewritten(contract: OutputContract, content: bytes) -> tuple[bytes, str] | None:
+    """`content` written another way `contract` allows, and what was changed; None where it allows none."""
+    if contract.form == "bytes" or not content:
+        return None
+    if contract.form == "sqlite":
+        return _sqlite(content)
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    fixed: set[str] = set(contract.fixed)
+    try:
+        made = {"json": _json, "csv": _csv, "toml": _toml, "lines": _lines}[contract.form](text, fixed)
+    except (ValueError, csv.Error, tomllib.TOMLDecodeError):
+        return None  # not its form: the tests' own parsing decides
+    if made is None or made[0] == text:
+        return None
+    return made[0].encode("utf-8"), made[1]
+
+
+def _json(text: str, fixed: set[str]) -> tuple[str, str] | None:
+    value = json.loads(text)
+    changes = []
+    if "key_order" not in fixed:
+        value, reordered = _reverse_keys(value)
+        changes += ["keys in reverse order"] if reordered else []
+    if "numbers" not in fixed:
+        value, whole = _whole_floats(value)
+        changes += ["whole floats as integers"] if whole else []
+    if "layout" in fixed:  # the same indentation; the spacing of json.dumps
+        out = json.dumps(value, indent=_indent_of(text), ensure_ascii=False)
+    else:
+        compact = "\n" not in text.strip()
+        out = json.dumps(value, indent=None if not compact else 2, ensure_ascii=False)
+        changes.append("indented" if compact else "compact")
+    ends = text.endswith("\n")
+    if "newline" not in fixed:
+        ends = not ends
+        changes.append("final newline " + ("added" if ends else "dropped"))
+    return out + ("\n" if ends else ""), "JSON " + ", ".join(changes)
+
+
+def _indent_of(text: str) -> int | None:
+    found = re.search(r"\n( +)\S", text)
+    return len(found[1]) if found else None
+
+
+def _reverse_keys(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, dict):
+        items = [(k, _reverse_keys(v)) for k, v in reversed(list(value.items()))]
+        changed = len(value) > 1 or any(c for _, (_, c) in items)
+        return {k: v for k, (v, _) in items}, changed
+    if isinstance(value, list):
+        parts = [_reverse_keys(v) for v in value]
+        return [v for v, _ in parts], any(c for _, c in parts)
+    return value, False
+
+
+def _whole_floats(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value), True
+    if isinstance(value, dict):
+        parts = {k: _whole_floats(v) for k, v in value.items()}
+        return {k: v for k, (v, _) in parts.items()}, any(c for _, c in parts.values())
+    if isinstance(value, list):
+        items = [_whole_floats(v) for v in value]
+        return [v for v, _ in items], any(c for _, c in items)
+    return value, False
+
+
+def _csv(text: str, fixed: set[str]) -> tuple[str, str] | None:
+    if "quoting" in fixed or "\n" not in text.strip("\n"):
+        return None
+    first, _, rest = text.partition("\n")
+    newline = "\r\n" if first.endswith("\r") else "\n"
+    delimiter = max(",;\t|", key=first.count)
+    rows = list(csv.reader(io.StringIO(rest, newline=""), delimiter=delimiter, strict=True))
+    if not rows or any(len(row) == 0 for row in rows[:-1]):
+        return None
+    body, quoted = "", 0
+    for row in rows:
+        line = []
+        for field in row:
+            if field and not _NUMBER.fullmatch(field) and '"' not in field:
+                line.append(f'"{field}"')
+                quoted += 1
+            else:
+                line.append(_minimal(field, delimiter))
+        body += delimiter.join(line) + newline
+    if not text.endswith("\n"):
+        body = body[: -len(newline)]
+    return (first + "\n" + body, f"CSV with {quoted} text field(s) quoted") if quoted else None
+
+
+def _minimal(field: str, delimiter: str) -> str:
+    if any(c in field for c in (delimiter, '"', "\n", "\r")):
+        return '"' + field.replace('"', '""') + '"'
+    return field
+
+
+def _toml(text: str, fixed: set[str]) -> tuple[str, str] | None:
+    value = tomllib.loads(text)
+    if "key_order" not in fixed:
+        value, _ = _reverse_keys(value)
+    return tomli_w.dumps(value), "TOML written again" + ("" if "key_order" in fixed else ", keys in reverse order")
+
+
+def _lines(text: str, fixed: set[str]) -> tuple[str, str] | None:
+    if "line_order" in fixed:
+        return None
+    lines = text.splitlines()
+    ends = text.endswith("\n")
+    return "\n".join(reversed(lines)) + ("\n" if ends else ""), "lines in reverse order"
+
+
+def _sqlite(content: bytes) -> tuple[bytes, str] | None:
+    with tempfile.TemporaryDirectory() as folder:
+        source, target = Path(folder, "a.db"), Path(folder, "b.db")
+        source.write_bytes(content)
+        old = sqlite3.connect(source)
+        try:
+            size = old.execute("PRAGMA page_size").fetchone()[0]
+            statements = _reverse_inserts(list(old.iterdump()))
+        except sqlite3.Error:
+            return None
+        finally:
+            old.close()
+        new = sqlite3.connect(target, isolation_level=None)
+        try:
+            new.execute(f"PRAGMA page_size = {8192 if size != 8192 else 4096}")
+            new.executescript("\n".join(statements))
+        except sqlite3.Error:
+            return None
+        finally:
+            new.close()
+        return target.read_bytes(), "SQLite database built again (another page size, rows inserted in reverse)"
+
+
+def _reverse_inserts(statements: list[str]) -> list[str]:
+    """The dump with each run of INSERT statements into one table in reverse order."""
+    out: list[str] = []
+    run: list[str] = []
+    table = None
+    for statement in statements:
+        found = re.match(r'INSERT INTO "?([^"\s(]+)"?', statement)
+        name = found[1] if found else None
+        if run and name != table:
+            out += reversed(run)
+            run = []
+        if name is not None:
+            run.append(statement)
+            table = name
+        else:
+            out.append(statement)
+    return out + list(reversed(run))

@@ -1,0 +1,140 @@
+"""The tolerance check: do the tests accept right work that differs from the reference solution's?
+
+In the oracle's own container, after the mutation check (which leaves every output as the oracle
+wrote it), each new output is written another way its contract allows (validator/contracts.py), every
+service the work left running is stopped and started again in an equivalent way (the interpreter by
+its absolute path, Python with `-u`, its script and other relative arguments made absolute, through
+`nohup` and `env`, from another working directory), and the tests run once: they must still pass. That
+is one test run: the new modules alone where no service was started again (`quick`), else test.sh.
+
+When that run fails and services were started again, one more run tells the two apart: the services
+started again as they ran (the outputs still rewritten). If that passes, the tests reject the way the
+service was started; if it fails too, a third run with the outputs restored decides between the
+outputs and a service that kept its data in memory (a restart loses it, so nothing can be judged).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from rst_synth.harness import read_reward
+from rst_synth.sandbox import Container, FileState
+from rst_synth.task import Task, TaskPaths
+from rst_synth.validator.contracts import contract_by_type, declared_contracts, rewritten
+from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from rst_synth.validator.quality import listed
+from rst_synth.validator.services import Service, Services, start_line, stop_all, survey, wait_for_ports
+
+MAX_CONTENT_BYTES = 4 * 1024 * 1024
+WORK_DIR = PurePosixPath("/tmp/rst-tolerance")
+"""Where the rewritten contents and the originals wait, outside the scan roots."""
+_PYTHON = ("python", "python3")
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    path: str
+    content: bytes
+    what: str
+
+
+async def tolerance(
+    box: Container, task: Task, outputs: FileState, *, verify_timeout: float, quick: str | None = None
+) -> CheckResult:
+    """Run the check (module docstring) in `box`, the oracle's container, whose tests passed."""
+    declared = declared_contracts(task)
+    rewrites = []
+    for path in sorted(outputs):
+        if outputs[path].size > MAX_CONTENT_BYTES:
+            continue
+        content = await box.read_file(PurePosixPath(path))
+        if content is None:
+            continue
+        made = rewritten(declared.get(path) or contract_by_type(path, content), content)
+        if made is not None:
+            rewrites.append(Rewrite(path, *made))
+    running = await survey(box)
+    services = running if running.services and not running.unreadable else Services()
+    if not rewrites and not services.services:
+        return _result(Verdict.PASS, "no output its contract lets be written another way, no service to start again")
+    staged = {f"{WORK_DIR.name}/f{i}": r.content for i, r in enumerate(rewrites)}
+    await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
+    backups = [f"cp -a -- {shlex.quote(r.path)} {WORK_DIR}/b{i}" for i, r in enumerate(rewrites)]
+    writes = [f"cat -- {WORK_DIR}/f{i} > {shlex.quote(r.path)}" for i, r in enumerate(rewrites)]
+    if rewrites and not (await box.exec(" && ".join(backups + writes), timeout=120)).ok:
+        return _result(Verdict.ERROR, "could not write the outputs another way", Reason.SANDBOX_ERROR)
+    done = [f"{r.path}: {r.what}" for r in rewrites]
+    if not services.services:
+        if await _passes(box, verify_timeout, quick):
+            return _result(Verdict.PASS, "the tests accept " + listed(done))
+        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + listed(done))
+    lines = [await _another_way(box, s) for s in services.services]
+    started = [line for line, _ in lines]
+    done += [f"service started as `{shown}`" for _, shown in lines]
+    if await _restarted(box, services, started) and await _passes(box, verify_timeout, None):
+        return _result(Verdict.PASS, "the tests accept " + listed(done))
+    as_ran = [start_line(s) for s in services.services]
+    if await _restarted(box, services, as_ran) and await _passes(box, verify_timeout, None):
+        shown = "; ".join(shown for _, shown in lines)
+        return _result(Verdict.FAIL, f"the tests reject a service started in an equivalent way: `{shown}`")
+    restore = [f"cp -a -- {WORK_DIR}/b{i} {shlex.quote(r.path)}" for i, r in enumerate(rewrites)]
+    restored = rewrites and (await box.exec(" && ".join(restore), timeout=120)).ok
+    if restored and await _passes(box, verify_timeout, None):
+        files = listed(done[: len(rewrites)])
+        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + files)
+    detail = "the services do not pass again once restarted as they ran (data kept in memory): not judged"
+    return _result(Verdict.PASS, detail)
+
+
+def _result(verdict: Verdict, detail: str, reason: Reason | None = None) -> CheckResult:
+    if reason is None:
+        reason = Reason.OK if verdict is Verdict.PASS else Reason.TESTS_TOO_STRICT
+    return CheckResult(check=Check.TOLERANCE, verdict=verdict, reason=reason, detail=detail)
+
+
+async def _passes(box: Container, verify_timeout: float, quick: str | None) -> bool:
+    """One test run: `quick` (the new modules alone), else test.sh and its reward."""
+    if quick is not None:
+        return (await box.exec(quick, timeout=verify_timeout + 60)).ok
+    whole = f"rm -f -- {TaskPaths.CONTAINER_REWARD_TXT} {TaskPaths.CONTAINER_REWARD_JSON}; " + (
+        f"timeout -k 5 {verify_timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"
+    )
+    run = await box.exec(whole, timeout=verify_timeout + 60)
+    if run.timed_out:
+        return False
+    reward = await read_reward(box)
+    return reward is not None and reward >= 1.0
+
+
+async def _restarted(box: Container, services: Services, lines: list[str]) -> bool:
+    await stop_all(box)
+    for service, line in zip(services.services, lines, strict=True):
+        await box.exec(line, timeout=30, user=service.uid)
+    return await wait_for_ports(box, services.ports)
+
+
+async def _another_way(box: Container, service: Service) -> tuple[str, str]:
+    """The line that starts `service` in an equivalent way, and the command it runs, for people."""
+    program, *args = service.command
+    folder = shlex.quote(service.folder)
+    probe = [f"command -v {shlex.quote(program)} || echo {shlex.quote(program)}"]
+    probe += [f"if [ -e {shlex.quote(a)} ]; then echo 1; else echo 0; fi" for a in args]
+    env = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(service.env.items()))
+    found = await box.exec(f"cd {folder} 2>/dev/null; env -i {env} sh -c {shlex.quote('; '.join(probe))}", timeout=30)
+    answers = found.output.splitlines() if found.ok else []
+    resolved = answers[0] if answers and answers[0].startswith("/") else program
+    if not resolved.startswith("/") and "/" in resolved:
+        resolved = str(PurePosixPath(service.folder) / resolved)
+    exists = [a == "1" for a in answers[1:]] if len(answers) == len(args) + 1 else [False] * len(args)
+    absolute = [
+        str(PurePosixPath(service.folder) / a) if there and not a.startswith(("/", "-")) else a
+        for a, there in zip(args, exists, strict=True)
+    ]
+    flags = ["-u"] if PurePosixPath(program).name.startswith(_PYTHON) and "-u" not in args else []
+    command = [resolved, *flags, *absolute]
+    quoted = " ".join(shlex.quote(a) for a in command)
+    other = "/" if service.folder != "/" else "/tmp"  # another working directory
+    line = f"cd {other} && env -i {env} nohup env {quoted} >/dev/null 2>&1 </dev/null &"
+    return line, f"cd {other} && nohup env {quoted}"
