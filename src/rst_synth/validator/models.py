@@ -221,6 +221,8 @@ class ValidatorConfig(BaseModel):
     """Extra oracle runs, each in another fresh container, that must all reach reward 1 (0: off)."""
     quality: bool = True
     """Run the quality checks (validator/quality.py, validator/mutation.py) on children."""
+    tolerance: bool = True
+    """Run the tolerance check (validator/tolerance.py) among the quality checks."""
     every_failure: bool = False
     """After a quality check of the first four fails, still run the steps, mutation and tolerance checks, so
     that a repair hears of every problem at once (the llm proposer's); off, they are skipped to save the cost."""

@@ -26,7 +26,9 @@ from pathlib import PurePosixPath
 from rst_synth.sandbox import FileState
 from rst_synth.sandbox.listing import SCAN_ROOTS
 from rst_synth.task import StepRecord, Task, TaskPaths
+from rst_synth.validator.contracts import declared_contracts
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from rst_synth.validator.strictness import open_details
 
 ACCOUNT_FILES = frozenset({"/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow", "/etc/subuid", "/etc/subgid"})
 MIN_REDUNDANT_BYTES = 16
@@ -175,7 +177,10 @@ def instruction_paths(task: Task, parent: Task) -> CheckResult:
         for literal in lost_literals(task, parent)
     ]
     ok = f"{len(path_literals(new))} path(s) of the new tests, all named"
-    return _check(Check.INSTRUCTION_PATHS, problems, Reason.INSTRUCTION_GAP, ok)
+    result = _check(Check.INSTRUCTION_PATHS, problems, Reason.INSTRUCTION_GAP, ok)
+    if details := open_details(new, declared_contracts(task)):  # a note: the instruction may state them
+        result.detail += f"; the tests check what the instruction may leave open: {listed(details, 300)}"
+    return result
 
 
 _BACKTICKED = re.compile(r"`([^`\n]{2,200})`")

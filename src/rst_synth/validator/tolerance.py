@@ -24,8 +24,10 @@ from rst_synth.sandbox import Container, FileState
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator.contracts import contract_by_type, declared_contracts, rewritten
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
+from rst_synth.validator.mutation import new_modules
 from rst_synth.validator.quality import listed
 from rst_synth.validator.services import Service, Services, start_line, stop_all, survey, wait_for_ports
+from rst_synth.validator.strictness import open_details
 
 MAX_CONTENT_BYTES = 4 * 1024 * 1024
 WORK_DIR = PurePosixPath("/tmp/rst-tolerance")
@@ -69,7 +71,7 @@ async def tolerance(
     if not services.services:
         if await _passes(box, verify_timeout, quick):
             return _result(Verdict.PASS, "the tests accept " + listed(done))
-        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + listed(done))
+        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + listed(done), task=task)
     lines = [await _another_way(box, s) for s in services.services]
     started = [line for line, _ in lines]
     done += [f"service started as `{shown}`" for _, shown in lines]
@@ -78,19 +80,23 @@ async def tolerance(
     as_ran = [start_line(s) for s in services.services]
     if await _restarted(box, services, as_ran) and await _passes(box, verify_timeout, None):
         shown = "; ".join(shown for _, shown in lines)
-        return _result(Verdict.FAIL, f"the tests reject a service started in an equivalent way: `{shown}`")
+        return _result(Verdict.FAIL, f"the tests reject a service started in an equivalent way: `{shown}`", task=task)
     restore = [f"cp -a -- {WORK_DIR}/b{i} {shlex.quote(r.path)}" for i, r in enumerate(rewrites)]
     restored = rewrites and (await box.exec(" && ".join(restore), timeout=120)).ok
     if restored and await _passes(box, verify_timeout, None):
         files = listed(done[: len(rewrites)])
-        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + files)
+        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + files, task=task)
     detail = "the services do not pass again once restarted as they ran (data kept in memory): not judged"
     return _result(Verdict.PASS, detail)
 
 
-def _result(verdict: Verdict, detail: str, reason: Reason | None = None) -> CheckResult:
+def _result(verdict: Verdict, detail: str, reason: Reason | None = None, task: Task | None = None) -> CheckResult:
     if reason is None:
         reason = Reason.OK if verdict is Verdict.PASS else Reason.TESTS_TOO_STRICT
+    if verdict is Verdict.FAIL and task is not None:
+        modules = {path: text.encode() for path, text in new_modules(task).items()}
+        if found := open_details(modules, declared_contracts(task)):
+            detail += f" ({listed(found, 300)})"
     return CheckResult(check=Check.TOLERANCE, verdict=verdict, reason=reason, detail=detail)
 
 

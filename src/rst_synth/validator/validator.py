@@ -358,6 +358,8 @@ class Validator:
 
         async def box_checks() -> list[CheckResult]:  # both use the oracle's container: one after the other
             edited = await timed(Check.MUTATION, mutation)
+            if not self.config.tolerance:
+                return [edited]
             async with self._slots:
                 accepts = await timed(
                     Check.TOLERANCE, lambda: tolerance(box, task, outputs, verify_timeout=timeout, quick=quick)
@@ -383,7 +385,9 @@ class Validator:
         return step_result(records, [r for r, o in zip(records, outcomes, strict=True) if o.solved])
 
     def _quality_checks(self) -> tuple[Check, ...]:
-        return QUALITY_CHECKS if self.config.quality else ()
+        if not self.config.quality:
+            return ()
+        return tuple(c for c in QUALITY_CHECKS if c is not Check.TOLERANCE or self.config.tolerance)
 
     def _skip_rest(self, report: ValidationReport, after: Check, parent: Task | None) -> None:
         order: list[Check] = [
