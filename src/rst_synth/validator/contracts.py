@@ -12,7 +12,8 @@ none (exact bytes, or a file that does not parse as its form):
 - CSV: every data field that is not a number quoted, the line ending and the header line kept (the
   instruction states a header as a line);
 - TOML: keys in reverse order within each table, written by `tomli_w`;
-- SQLite: the same schema and rows in a new database of another page size, rows inserted in reverse;
+- SQLite: the same schema and rows (their rowids kept) in a new database of another page size, rows
+  inserted in reverse;
 - a set of lines: the lines in reverse order.
 """
 
@@ -173,39 +174,42 @@ def _sqlite(content: bytes) -> tuple[bytes, str] | None:
     with tempfile.TemporaryDirectory() as folder:
         source, target = Path(folder, "a.db"), Path(folder, "b.db")
         source.write_bytes(content)
-        old = sqlite3.connect(source)
+        db = sqlite3.connect(target, isolation_level=None)
         try:
-            size = old.execute("PRAGMA page_size").fetchone()[0]
-            statements = _reverse_inserts(list(old.iterdump()))
+            db.execute("ATTACH DATABASE ? AS old", (str(source),))
+            size = db.execute("PRAGMA old.page_size").fetchone()[0]
+            db.execute(f"PRAGMA main.page_size = {8192 if size != 8192 else 4096}")
+            _copy(db)
         except sqlite3.Error:
             return None
         finally:
-            old.close()
-        new = sqlite3.connect(target, isolation_level=None)
-        try:
-            new.execute(f"PRAGMA page_size = {8192 if size != 8192 else 4096}")
-            new.executescript("\n".join(statements))
-        except sqlite3.Error:
-            return None
-        finally:
-            new.close()
+            db.close()
         return target.read_bytes(), "SQLite database built again (another page size, rows inserted in reverse)"
 
 
-def _reverse_inserts(statements: list[str]) -> list[str]:
-    """The dump with each run of INSERT statements into one table in reverse order."""
-    out: list[str] = []
-    run: list[str] = []
-    table = None
-    for statement in statements:
-        found = re.match(r'INSERT INTO "?([^"\s(]+)"?', statement)
-        name = found[1] if found else None
-        if run and name != table:
-            out += reversed(run)
-            run = []
-        if name is not None:
-            run.append(statement)
-            table = name
-        else:
-            out.append(statement)
-    return out + list(reversed(run))
+def _copy(db: sqlite3.Connection) -> None:
+    """The attached `old` database's schema and rows into `main`: each rowid kept (a rowid table's rows
+    are inserted last first, so their order on disk differs), then its indexes, triggers and views."""
+    entries = db.execute(
+        "SELECT type, name, sql FROM old.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+    ).fetchall()
+    tables = [(name, sql) for kind, name, sql in entries if kind == "table" and not name.startswith("sqlite_")]
+    db.execute("BEGIN")
+    for name, sql in tables:
+        db.execute(sql)
+        quoted = '"' + name.replace('"', '""') + '"'
+        columns = [row[1] for row in db.execute(f"PRAGMA old.table_info({quoted})")]
+        listed = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
+        rowid = "WITHOUT ROWID" not in sql.upper()
+        keys = f"rowid, {listed}" if rowid else listed
+        order = " ORDER BY rowid DESC" if rowid else ""
+        db.execute(f"INSERT INTO main.{quoted} ({keys}) SELECT {keys} FROM old.{quoted}{order}")
+    if db.execute("SELECT 1 FROM old.sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+        db.execute("DELETE FROM main.sqlite_sequence")
+        db.execute("INSERT INTO main.sqlite_sequence SELECT * FROM old.sqlite_sequence")
+    for kind, _, sql in entries:
+        if kind in ("index", "trigger", "view"):
+            db.execute(sql)
+    db.execute("COMMIT")
+    for pragma in ("user_version", "application_id"):  # the header's numbers are content too (a schema version)
+        db.execute(f"PRAGMA main.{pragma} = {int(db.execute(f'PRAGMA old.{pragma}').fetchone()[0])}")

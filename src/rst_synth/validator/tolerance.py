@@ -68,50 +68,65 @@ async def tolerance(
     if rewrites and not (await box.exec(" && ".join(backups + writes), timeout=120)).ok:
         return _result(Verdict.ERROR, "could not write the outputs another way", Reason.SANDBOX_ERROR)
     done = [f"{r.path}: {r.what}" for r in rewrites]
+    tests = _Tests(box, verify_timeout, task)
     if not services.services:
-        if await _passes(box, verify_timeout, quick):
+        if await tests.pass_(quick):
             return _result(Verdict.PASS, "the tests accept " + listed(done))
-        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + listed(done), task=task)
+        return tests.failed("the tests reject outputs written another allowed way: " + listed(done))
     lines = [await _another_way(box, s) for s in services.services]
     started = [line for line, _ in lines]
     done += [f"service started as `{shown}`" for _, shown in lines]
-    if await _restarted(box, services, started) and await _passes(box, verify_timeout, None):
+    if await _restarted(box, services, started) and await tests.pass_():
         return _result(Verdict.PASS, "the tests accept " + listed(done))
     as_ran = [start_line(s) for s in services.services]
-    if await _restarted(box, services, as_ran) and await _passes(box, verify_timeout, None):
+    if await _restarted(box, services, as_ran) and await tests.pass_():
         shown = "; ".join(shown for _, shown in lines)
-        return _result(Verdict.FAIL, f"the tests reject a service started in an equivalent way: `{shown}`", task=task)
+        return tests.failed(f"the tests reject a service started in an equivalent way: `{shown}`")
     restore = [f"cp -a -- {WORK_DIR}/b{i} {shlex.quote(r.path)}" for i, r in enumerate(rewrites)]
     restored = rewrites and (await box.exec(" && ".join(restore), timeout=120)).ok
-    if restored and await _passes(box, verify_timeout, None):
-        files = listed(done[: len(rewrites)])
-        return _result(Verdict.FAIL, "the tests reject outputs written another allowed way: " + files, task=task)
+    if restored and await tests.pass_():
+        return tests.failed("the tests reject outputs written another allowed way: " + listed(done[: len(rewrites)]))
     detail = "the services do not pass again once restarted as they ran (data kept in memory): not judged"
     return _result(Verdict.PASS, detail)
 
 
-def _result(verdict: Verdict, detail: str, reason: Reason | None = None, task: Task | None = None) -> CheckResult:
-    if reason is None:
-        reason = Reason.OK if verdict is Verdict.PASS else Reason.TESTS_TOO_STRICT
-    if verdict is Verdict.FAIL and task is not None:
-        modules = {path: text.encode() for path, text in new_modules(task).items()}
-        if found := open_details(modules, declared_contracts(task)):
-            detail += f" ({listed(found, 300)})"
+def _result(verdict: Verdict, detail: str, reason: Reason = Reason.OK) -> CheckResult:
     return CheckResult(check=Check.TOLERANCE, verdict=verdict, reason=reason, detail=detail)
 
 
-async def _passes(box: Container, verify_timeout: float, quick: str | None) -> bool:
-    """One test run: `quick` (the new modules alone), else test.sh and its reward."""
-    if quick is not None:
-        return (await box.exec(quick, timeout=verify_timeout + 60)).ok
-    whole = f"rm -f -- {TaskPaths.CONTAINER_REWARD_TXT} {TaskPaths.CONTAINER_REWARD_JSON}; " + (
-        f"timeout -k 5 {verify_timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"
-    )
-    run = await box.exec(whole, timeout=verify_timeout + 60)
-    if run.timed_out:
-        return False
-    reward = await read_reward(box)
-    return reward is not None and reward >= 1.0
+@dataclass
+class _Tests:
+    """The test runs of one check; the output of the first that failed is kept for the failure."""
+
+    box: Container
+    timeout: float
+    task: Task
+    tail: str = ""
+
+    async def pass_(self, quick: str | None = None) -> bool:
+        """One test run: `quick` (the new modules alone), else test.sh and its reward."""
+        if quick is not None:
+            run = await self.box.exec(quick, timeout=self.timeout + 60)
+            passed = run.ok
+        else:
+            whole = f"rm -f -- {TaskPaths.CONTAINER_REWARD_TXT} {TaskPaths.CONTAINER_REWARD_JSON}; " + (
+                f"timeout -k 5 {self.timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"
+            )
+            run = await self.box.exec(whole, timeout=self.timeout + 60)
+            reward = None if run.timed_out else await read_reward(self.box)
+            passed = reward is not None and reward >= 1.0
+        if not passed and not self.tail:
+            self.tail = run.tail(4000)
+        return passed
+
+    def failed(self, detail: str) -> CheckResult:
+        """The failure, with what the tests compare that the instruction may leave open."""
+        modules = {path: text.encode() for path, text in new_modules(self.task).items()}
+        if found := open_details(modules, declared_contracts(self.task)):
+            detail += f" ({listed(found, 300)})"
+        result = _result(Verdict.FAIL, detail, Reason.TESTS_TOO_STRICT)
+        result.output_tail = self.tail
+        return result
 
 
 async def _restarted(box: Container, services: Services, lines: list[str]) -> bool:
