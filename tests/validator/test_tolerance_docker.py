@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from rst_synth.sandbox import FileDigest, Limits, Sandbox
-from rst_synth.task import Task
+from rst_synth.task import Lineage, StepRecord, Task
 from rst_synth.validator import Check, CheckResult, Reason, Validator, ValidatorConfig, Verdict
 from rst_synth.validator.tolerance import tolerance
 from tests.support import quality
@@ -54,12 +54,19 @@ def test_a_json_output_written_another_way(tmp_path: Path, strict: bool) -> None
 
 SERVER = """import http.server
 
+KEPT = {"body": b"up\\n" if "MEMORY" != "memory" else b"none\\n"}
+
 
 class Up(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.send_response(200)
         self.end_headers()
-        self.wfile.write(b"up\\n")
+        self.wfile.write(KEPT["body"])
+
+    def do_PUT(self):
+        KEPT["body"] = self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(204)
+        self.end_headers()
 
     def log_message(self, *args):
         pass
@@ -90,20 +97,32 @@ BY_POSITION = 'argv[:2] == [b"python3", b"serve.py"]'
 ANYWHERE = 'any(a.rsplit(b"/", 1)[-1] == b"serve.py" for a in argv)'
 
 
-def check_service(match: str, root: Path) -> CheckResult:
+def check_service(match: str, root: Path, memory: bool = False) -> CheckResult:
+    """`memory`: the service answers "up" only once the work PUT it there, so a restart loses it."""
     task = quality.parent(root)  # declares no contract: the server script is compared by its bytes
+    server = SERVER.replace("MEMORY", "memory" if memory else "files")
+    new = {"tests/test_step_r1s1.py": FIND.replace("MATCH", match)}
+    if memory:  # the tests' source is read for what they check: as a child's new module
+        task = task.model_copy(deep=True)
+        for rel, text in new.items():
+            task.set_text(rel, text)
+        task.config.metadata.lineage = Lineage(
+            added=[StepRecord(name="t", tag="r1s1", solution_lines=(1, 1), instruction_lines=(1, 1), test_module=rel)]
+        )
 
     async def work(sandbox: Sandbox) -> CheckResult:
         context = {"Dockerfile": BASE_DOCKERFILE.encode()}
         image = await sandbox.ensure_image(context, "tolerance-docker-" + "0" * 40, timeout=600)
         async with sandbox.container(image.tag, Limits()) as box:
-            tests = {"test.sh": TEST_SH.encode(), "test_service.py": FIND.replace("MATCH", match).encode()}
+            tests = {"test.sh": TEST_SH.encode(), "test_step_r1s1.py": FIND.replace("MATCH", match).encode()}
             await box.put_files(tests, PurePosixPath("/tests"))
-            await box.put_files({"serve.py": SERVER.encode()}, PurePosixPath("/app"))
+            await box.put_files({"serve.py": server.encode()}, PurePosixPath("/app"))
             started = "cd /app && (setsid python3 serve.py >/dev/null 2>&1 </dev/null &) && sleep 1"
             assert (await box.exec(started, timeout=30)).ok
+            put = "import urllib.request as u; u.urlopen(u.Request('http://127.0.0.1:8765/', b'up\\n', method='PUT'))"
+            assert (await box.exec(f'python3 -c "{put}"', timeout=30)).ok
             assert (await box.exec("bash /tests/test.sh && grep -qx 1 /logs/verifier/reward.txt", timeout=60)).ok
-            outputs = {"/app/serve.py": FileDigest(size=len(SERVER), sha256="")}
+            outputs = {"/app/serve.py": FileDigest(size=len(server), sha256="")}
             return await tolerance(box, task, outputs, verify_timeout=60)
 
     return run_async(work)
@@ -119,3 +138,13 @@ def test_a_service_found_by_its_program_anywhere_is_accepted_started_another_way
     result = check_service(ANYWHERE, tmp_path)
     assert result.passed, result
     assert "service started as" in result.detail and "-u /app/serve.py" in result.detail
+
+
+@pytest.mark.parametrize("match", [BY_POSITION, ANYWHERE], ids=["by-position", "anywhere"])
+def test_a_service_that_keeps_its_data_in_memory_is_judged_by_the_tests_source(tmp_path: Path, match: str) -> None:
+    result = check_service(match, tmp_path, memory=True)
+    if match == BY_POSITION:
+        assert (result.verdict, result.reason) == (Verdict.FAIL, Reason.TESTS_TOO_STRICT), result
+        assert "keeps its data in memory" in result.detail and "position of an argument" in result.detail
+    else:
+        assert result.passed and "not judged" in result.detail, result

@@ -23,7 +23,8 @@ from rst_synth.task import TaskPaths
 _SEP = "\x01"
 # The xtrace log goes (it can be megabytes and nothing reads it again); then one line per process
 # other than PID 1 (the keep-alive) and this shell, zombies left out: pid, parent, uid, folder,
-# command line and environment (their NULs made \x01); then the listening sockets' tables.
+# command line and environment (their NULs made \x01), where its output and errors go; then the
+# listening sockets' tables.
 _SURVEY = (
     f"rm -f {TaskPaths.CONTAINER_XTRACE_LOG}\n"
     + r"""for d in /proc/[0-9]*; do
@@ -32,8 +33,9 @@ _SURVEY = (
   case "$s" in *") Z "*) continue;; esac
   rest=${s##*) }; set -- $rest
   uid=$(awk '/^Uid:/ {print $2}' "$d/status" 2>/dev/null)
-  printf 'proc\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$2" "$uid" "$(readlink "$d/cwd")" \
-    "$(tr '\0' '\001' < "$d/cmdline")" "$(tr '\0' '\001' < "$d/environ" 2>/dev/null)"
+  printf 'proc\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$2" "$uid" "$(readlink "$d/cwd")" \
+    "$(tr '\0' '\001' < "$d/cmdline")" "$(tr '\0' '\001' < "$d/environ" 2>/dev/null)" \
+    "$(readlink "$d/fd/1" 2>/dev/null)" "$(readlink "$d/fd/2" 2>/dev/null)"
 done
 cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "0A" {print "listen\t" $2}'
 """
@@ -46,6 +48,15 @@ class Service(BaseModel):
     folder: str = "/"
     uid: str = "0"
     env: dict[str, str] = Field(default_factory=dict)
+    stdout: str | None = None
+    """The file its output went to (a log the tests may read), where it was a file."""
+    stderr: str | None = None
+
+    def redirections(self) -> str:
+        """Its output and errors sent where they went (appended), else to /dev/null; input from /dev/null."""
+        out, err = (shlex.quote(p) if p else "/dev/null" for p in (self.stdout, self.stderr))
+        errors = "2>&1" if self.stderr == self.stdout else f"2>>{err}"
+        return f">>{out} {errors} </dev/null"
 
 
 class Services(BaseModel):
@@ -76,13 +87,22 @@ def parse_survey(output: str) -> Services:
         kind, *fields = line.split("\t")
         if kind == "listen" and fields:
             ports.add(int(fields[0].rsplit(":", 1)[-1], 16))
-        elif kind == "proc" and len(fields) == 6:
-            pid, parent, uid, folder, command, environ = fields
+        elif kind == "proc" and len(fields) == 8:
+            pid, parent, uid, folder, command, environ, stdout, stderr = fields
             argv = [a for a in command.split(_SEP) if a != ""] if command else []
             env = dict(item.split("=", 1) for item in environ.split(_SEP) if "=" in item)
             processes[pid] = (
                 parent,
-                Service(command=argv, folder=folder or "/", uid=uid or "0", env=env) if argv else None,
+                Service(
+                    command=argv,
+                    folder=folder or "/",
+                    uid=uid or "0",
+                    env=env,
+                    stdout=_file(stdout),
+                    stderr=_file(stderr),
+                )
+                if argv
+                else None,
             )
     services, unreadable = [], False
     for parent, service in processes.values():
@@ -93,6 +113,12 @@ def parse_survey(output: str) -> Services:
         else:
             services.append(service)
     return Services(services=services, ports=sorted(ports), unreadable=unreadable)
+
+
+def _file(target: str) -> str | None:
+    """Where a descriptor points, where that is a file a restart can append to (not a pipe, a socket, a
+    terminal or /dev/null)."""
+    return target if target.startswith("/") and not target.startswith(("/dev/", "/proc/")) else None
 
 
 def to_label(services: Services) -> str:
@@ -118,7 +144,7 @@ def start_line(service: Service) -> str:
     """The shell line that starts `service` as it ran: its folder, its environment alone, its own session."""
     env = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(service.env.items()))
     command = " ".join(shlex.quote(a) for a in service.command)
-    return f"cd {shlex.quote(service.folder)} 2>/dev/null; env -i {env} setsid {command} >/dev/null 2>&1 </dev/null &"
+    return f"cd {shlex.quote(service.folder)} 2>/dev/null; env -i {env} setsid {command} {service.redirections()} &"
 
 
 async def wait_for_ports(box: Container, ports: list[int]) -> bool:

@@ -86,6 +86,11 @@ async def tolerance(
     restored = rewrites and (await box.exec(" && ".join(restore), timeout=120)).ok
     if restored and await tests.pass_():
         return tests.failed("the tests reject outputs written another allowed way: " + listed(done[: len(rewrites)]))
+    # A service that keeps its data in memory cannot be started again: what the tests' source shows decides.
+    modules = {path: text.encode() for path, text in new_modules(task).items()}
+    found = [d for d in open_details(modules, declared) if "position of an argument" in d]
+    if found:
+        return tests.failed(f"a service that keeps its data in memory, found by the tests {listed(found, 200)}")
     detail = "the services do not pass again once restarted as they ran (data kept in memory): not judged"
     return _result(Verdict.PASS, detail)
 
@@ -157,5 +162,5 @@ async def _another_way(box: Container, service: Service) -> tuple[str, str]:
     command = [resolved, *flags, *absolute]
     quoted = " ".join(shlex.quote(a) for a in command)
     other = "/" if service.folder != "/" else "/tmp"  # another working directory
-    line = f"cd {other} && env -i {env} nohup env {quoted} >/dev/null 2>&1 </dev/null &"
+    line = f"cd {other} && env -i {env} nohup env {quoted} {service.redirections()} &"
     return line, f"cd {other} && nohup env {quoted}"
