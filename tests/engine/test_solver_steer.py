@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from rst_synth.agents import Ended, Shell, TrajectoryRecorder
 from rst_synth.agents.atif import ObservationResult, ToolCallRecord
 from rst_synth.engine import CandidatePipeline, Engine, SynthConfig
+from rst_synth.engine.candidate import CandidateOutcome
 from rst_synth.engine.checks import SolvableCheck
 from rst_synth.evaluation.solver import Solver
 from rst_synth.executors import LocalExecutor
@@ -88,7 +89,7 @@ def test_a_too_easy_childs_repair_prompt_carries_the_solvers_evidence(tmp_path: 
 
     events = Reports()
 
-    async def run():  # type: ignore[no-untyped-def]
+    async def run() -> CandidateOutcome:
         proposer = make_proposer_for(server, tmp_path / "cache")
         pipeline = CandidatePipeline(proposer, validator, repairs=1, checks=[SolvableCheck(solver)])
         try:
