@@ -108,6 +108,17 @@ def test_the_solvers_attempts_are_accepted_with_their_task_or_not_at_all(tmp_pat
     assert {a.task for a in store.agent_attempts()} == {"t1"}
 
 
+def test_the_attempts_of_one_task(tmp_path) -> None:
+    store = Store(tmp_path / "run.db")
+    for n, task in enumerate(("t1", "t2")):
+        store.add_candidate(f"c{n}", 1, "p", n)
+        row = TaskRow(id=task, name=f"o/{task}", round=1, parent_id="p", root_id="p", path=f"x/{task}")
+        store.accept(f"c{n}", row, b"", b"", [_attempt(task, 0, 1.0), _attempt(task, 1, 0.0)])
+    assert [(a.task, a.attempt) for a in store.agent_attempts("solver-m", task="t2")] == [("t2", 0), ("t2", 1)]
+    assert [a.task for a in store.agent_attempts(task="t1")] == ["t1", "t1"]
+    assert store.agent_attempts("other", task="t1") == [] and len(store.agent_attempts()) == 4
+
+
 def test_an_older_run_gains_the_test_time_and_the_attempts_agent_and_step_columns(tmp_path) -> None:
     db = sqlite3.connect(tmp_path / "run.db")
     db.executescript(

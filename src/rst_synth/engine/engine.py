@@ -23,6 +23,7 @@ from rst_synth.engine.checks import CandidateCheck, NoveltyCheck, SolvableCheck
 from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.frontier import frontier
 from rst_synth.engine.novelty import NoveltyIndex
+from rst_synth.evaluation.evidence import solver_evidence
 from rst_synth.evaluation.runner import attempt_row
 from rst_synth.evaluation.solver import Judgement, Solver
 from rst_synth.executors import Executor
@@ -274,8 +275,18 @@ class Engine:
 
     def _load(self, row: TaskRow) -> Task:
         if row.id not in self._tasks:
-            self._tasks[row.id] = Task.load(self.paths.root / row.path)
+            task = Task.load(self.paths.root / row.path)
+            self._read_attempts(task, row.id)
+            self._tasks[row.id] = task
         return self._tasks[row.id]
+
+    def _read_attempts(self, task: Task, task_id: str) -> None:
+        """Give each solve rate of `task` the evidence of its attempts in the store (in memory only), so
+        the extend prompt of a child says how the agent did on its parent."""
+        for key, rate in (task.config.metadata.solve_rate or {}).items():
+            rows = self.store.agent_attempts(key, task=task_id)
+            if rows:
+                rate.evidence = solver_evidence([(r.reward, self.paths.root / r.path) for r in rows])
 
     def _seed_dirs(self) -> list[Path]:
         root = Path(self.config.seeds_dir)

@@ -1,7 +1,8 @@
 """Solvability during synthesis: an agent attempts each accepted child K times. Its solve rate is
 recorded on the task and labels its difficulty; `max_rate` rejects a child solved too often
-(`too_easy`) and `require` one never solved (`unsolved`), so the corpus stays in the band where
-agents can learn. The attempts become `agent_attempts` rows of the eval `solver-<model>`."""
+(`too_easy`, with the solver's evidence for the repair: evaluation/evidence.py) and `require` one
+never solved (`unsolved`), so the corpus stays in the band where agents can learn. The attempts
+become `agent_attempts` rows of the eval `solver-<model>`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rst_synth.agents import Agent, AttemptLimits, AttemptResult
+from rst_synth.evaluation.evidence import solver_evidence
 from rst_synth.evaluation.runner import eval_id
 from rst_synth.executors import Executor
 from rst_synth.seeds import stable_seed
@@ -86,11 +88,14 @@ class Solver:
             reason = Reason.UNSOLVED
         elif self.max_rate is not None and rate > self.max_rate:
             reason, detail = Reason.TOO_EASY, f"{detail}: more than the {self.max_rate:g} allowed"
+        # a too-easy child's repair is shown what the solver did, to make the step harder
+        evidence = solver_evidence([(a.result.reward, a.path) for a in attempts]) if reason is Reason.TOO_EASY else None
         check = CheckResult(
             check=Check.SOLVABLE,
             verdict=Verdict.PASS if reason is Reason.OK else Verdict.FAIL,
             reason=reason,
             detail=detail,
+            evidence=evidence,
         )
         solve_rate = SolveRate(rate=rate, agent=self.agent.name, model=self.agent.model or None, k=self.k)
         return Judgement(check=check, eval_id=self.eval_id, rate=solve_rate, attempts=attempts)

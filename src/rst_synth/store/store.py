@@ -315,11 +315,11 @@ class Store:
         """Written after the attempt's files are complete on disk: a row means a finished, paid attempt."""
         _insert_attempt(self._db, row)
 
-    def agent_attempts(self, eval_id: str | None = None) -> list[AgentAttemptRow]:
-        query, args = "SELECT * FROM agent_attempts", tuple[str, ...]()
-        if eval_id is not None:
-            query, args = query + " WHERE eval_id = ?", (eval_id,)
-        rows = self._db.execute(query + " ORDER BY eval_id, round, task, attempt", args)
+    def agent_attempts(self, eval_id: str | None = None, *, task: str | None = None) -> list[AgentAttemptRow]:
+        """The attempts of one eval (None: every eval), of one task where `task` is given."""
+        where = {k: v for k, v in (("eval_id", eval_id), ("task", task)) if v is not None}
+        query = "SELECT * FROM agent_attempts" + (" WHERE " + " AND ".join(f"{k} = ?" for k in where) if where else "")
+        rows = self._db.execute(query + " ORDER BY eval_id, round, task, attempt", tuple(where.values()))
         return [AgentAttemptRow.model_validate({k: r[k] for k in r.keys() if k != "created_at"}) for r in rows]
 
     def eval_spend(self, eval_id: str) -> float:

@@ -143,6 +143,19 @@ class Metrics(_Section, Figures):
     """[metadata.metrics]: the figures measured while validating the task; never typed by hand."""
 
 
+class SolverEvidence(BaseModel):
+    """What an agent's attempts on a task did: how many solved it, in how many commands, and the
+    commands of the solved attempt that ran fewest. A proposer is shown it to make the next step harder."""
+
+    solved: int = Field(ge=0)
+    k: int = Field(ge=1)
+    """Attempts made."""
+    commands_per_solved: list[int] = Field(default_factory=list)
+    """Commands each solved attempt ran (those whose trajectory could be read), in attempt order."""
+    commands: list[str] = Field(default_factory=list)
+    """The commands of the solved attempt that ran fewest, in order (cut where gathered: evaluation/evidence.py)."""
+
+
 class SolveRate(_Section):
     """How often one agent solved the task ([metadata.solve_rate.<eval id>])."""
 
@@ -154,6 +167,9 @@ class SolveRate(_Section):
     """The model behind the agent."""
     k: int | None = Field(default=None, ge=1)
     """Attempts the rate is over."""
+    evidence: SolverEvidence | None = Field(default=None, exclude=True)
+    """In memory only, never written to task.toml: the attempts behind the rate as the engine read them
+    from its store, for the extend prompt of a child."""
 
 
 class Metadata(_Section):

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from rst_synth.task import Figures
+from rst_synth.task import Figures, SolverEvidence
 
 
 class Check(StrEnum):
@@ -163,6 +163,9 @@ class CheckResult(BaseModel):
     """The reward test.sh wrote, where the check ran the verifier."""
     output_tail: str = ""
     """End of the relevant output (solve.sh, test.sh, build log)."""
+    evidence: SolverEvidence | None = Field(default=None, exclude=True)
+    """The solver's attempts behind a `too_easy` result, for the repair prompt; in memory only (the
+    solvable check runs on the driver), so a report's JSON is unchanged."""
 
     @property
     def passed(self) -> bool:

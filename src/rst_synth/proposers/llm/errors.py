@@ -62,6 +62,11 @@ REPAIR_HINTS: dict[Reason, str] = {
     "that read the parent's outputs and write new files",
     Reason.NO_ASSERTION: "the new test module asserts nothing: every test must assert the exact contents the new "
     "steps produce",
+    # the pipeline's solvable check (rst synth --solver-model)
+    Reason.TOO_EASY: "solvable check: the solver agent solved the child in more of its attempts than allowed, "
+    "so the new step teaches it nothing: make the step harder, not only different; e.g. a fault to diagnose "
+    "from the outputs, a bound the result must meet, an edge case in the data that a direct command gets "
+    "wrong, or a tool that must generalise to inputs the steps do not name; keep it exactly checkable",
     Reason.REPAIR_UNCHANGED: "the last repair sent the rejected files back unchanged: change what the rejection names",
 }
 

@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field
 
 from rst_synth.proposers.artifacts import Artifact
 from rst_synth.proposers.discovery import Discovery
-from rst_synth.task import Task, TaskPaths
+from rst_synth.proposers.llm.solver import evidence_context, parent_solved
+from rst_synth.task import SolverEvidence, Task, TaskPaths
 
 THEMES: tuple[str, ...] = (
     "reporting",
@@ -63,6 +64,12 @@ class PromptBudgets(BaseModel):
     """End of the validator's output shown to a repair."""
     candidate_chars: int = Field(default=8000, ge=200)
     """Budget of each file of the candidate being realigned or repaired (the model's own output)."""
+    solver_commands: int = Field(default=8, ge=1)
+    """Most commands of a solved attempt quoted (a too_easy repair; the extend prompt of a solved parent)."""
+    solver_command_chars: int = Field(default=160, ge=40)
+    """Width each quoted command is cut to."""
+    solver_chars: int = Field(default=1000, ge=100)
+    """Budget of the quoted commands together."""
 
 
 def elide(text: str, budget: int) -> str:
@@ -239,7 +246,12 @@ def parent_context(parent: Task, discovery: Discovery | None, budgets: PromptBud
         "theme_text": theme.replace("-", " "),
         "tag": tag,
         "test_path": f"{TaskPaths.TESTS_DIR}/test_step_{tag}.py",
+        "parent_solved": parent_solved(parent, **_solver_budget(budgets)),
     }
+
+
+def _solver_budget(budgets: PromptBudgets) -> dict[str, int]:
+    return {"most": budgets.solver_commands, "width": budgets.solver_command_chars, "chars": budgets.solver_chars}
 
 
 def candidate_context(
@@ -264,9 +276,12 @@ def rejection_context(
     attempt: int,
     hint: str,
     error: str = "",
+    evidence: SolverEvidence | None = None,
 ) -> dict[str, Any]:
-    """What a repair is told of the rejection; `error` is the exact error quoted (errors.py)."""
+    """What a repair is told of the rejection; `error` is the exact error quoted (errors.py), `evidence`
+    the solver's attempts behind a too_easy rejection."""
     return {
+        "solver": evidence_context(evidence, **_solver_budget(budgets)) if evidence is not None else None,
         "check": check,
         "reason": reason,
         "detail": detail,

@@ -167,6 +167,7 @@ class LLMProposer:
                 output_tail=failure.output_tail if failure else "",
                 hint=REPAIR_HINTS.get(reason, "") if reason else "",
                 error=exact_error(failure, rejected.task),
+                evidence=failure.evidence if failure else None,
             ),
         }
         draft = _Draft(parent, found, base, rejected.seed, rejected.usage.model_copy(), rejected=parts)
