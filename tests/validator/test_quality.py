@@ -272,6 +272,8 @@ def test_path_literals_skip_what_a_test_gives_its_processes_environment() -> Non
     }
     not_files = b'X = ["/usr/local/bin:/usr/bin", "/app/tests/test_a.py::test_b", "/", "/root"]'
     assert path_literals({"t.py": not_files}) == set()  # search paths, node ids, scan roots alone
+    cut = b'NOTES = [f"/app/data/notes-{n}.txt" for n in (1, 2)] + [f"/app/out/{n}.csv" for n in (1, 2)]'
+    assert path_literals({"t.py": cut}) == {"/app/data", "/app/out"}  # never the name's start `/app/data/notes-`
 
 
 def test_an_environment_in_the_new_tests_asks_nothing_of_the_instruction(tmp_path: Path) -> None:

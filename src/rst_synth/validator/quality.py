@@ -132,21 +132,35 @@ def redundancy(outputs: FileState, states: States) -> CheckResult:
 
 def path_literals(modules: dict[str, bytes]) -> set[str]:
     """String literals of Python modules that look like absolute paths under the scan roots (the
-    parts of f-strings included), as written: how a test names what it reads. A scan root alone and
-    the values a test gives its processes' environment (`HOME`, `PATH`) are no paths of the task."""
+    parts of f-strings included; one that a placeholder cuts inside a name by its folder), as written:
+    how a test names what it reads. A scan root alone and the values a test gives its processes'
+    environment (`HOME`, `PATH`) are no paths of the task."""
     found: set[str] = set()
     for body in modules.values():
         try:
             tree = ast.parse(body.decode("utf-8", errors="replace"))
         except (SyntaxError, ValueError):
             continue  # the static check rejects modules that do not compile
-        skipped = _environment_values(tree)
+        skipped, cut = _environment_values(tree), _cut_names(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PATH_LITERAL.match(node.value):
                 path = node.value.rstrip("/") or "/"
+                if id(node) in cut and not node.value.endswith("/"):
+                    path = path.rsplit("/", 1)[0]  # `f"/app/data/notes-{n}.txt"`: its folder
                 if id(node) not in skipped and any(path.startswith(root + "/") for root in SCAN_ROOTS):
                     found.add(path)
     return found
+
+
+def _cut_names(tree: ast.AST) -> set[int]:
+    """The ids of the f-string parts a placeholder follows: they may end inside a file name."""
+    return {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part, following in zip(node.values, node.values[1:], strict=False)
+        if isinstance(following, ast.FormattedValue)
+    }
 
 
 def _environment_values(tree: ast.AST) -> set[int]:
