@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from rst_synth.harness import open_task
+from rst_synth.harness import build_image, open_task
 from rst_synth.sandbox import FileState, Sandbox
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator.quality import States, new_outputs
 from rst_synth.validator.trial import trial_in
 from tests.support.docker import run_async
-from tests.support.tasks import SEEDS
+from tests.support.fakes import FakeSandbox
+from tests.support.tasks import SEEDS, write_task
 
 SEED_DIRS = sorted(p for p in SEEDS.iterdir() if (p / TaskPaths.CONFIG).is_file())
 _GIT_WRITES = re.compile(r"\bgit\b[^\n]*\b(?:commit|tag\s+-a|merge|cherry-pick|rebase)\b")
@@ -61,10 +62,10 @@ def test_a_seed_solution_fixes_the_times_it_stamps(seed_dir: Path) -> None:
     assert clock_problems(Task.load(seed_dir).solve_sh) == []
 
 
-async def _outputs(sandbox: Sandbox, task: Task) -> FileState:
+async def _outputs(sandbox: Sandbox, task: Task, image: str) -> FileState:
     """The files the solution created or changed in a fresh container, as the quality checks see them,
     and the refs of the repositories it committed to."""
-    async with open_task(sandbox, task, staged=False) as box:
+    async with open_task(sandbox, task, image=image, staged=False) as box:
         outcome = await trial_in(
             box,
             solution=task.files_under(TaskPaths.SOLUTION_DIR),
@@ -80,13 +81,25 @@ async def _outputs(sandbox: Sandbox, task: Task) -> FileState:
     return {**new_outputs(States(child_before=before, child_after=after)), **refs}
 
 
+def test_a_run_yields_what_the_solution_made(tmp_path: Path) -> None:
+    """The docker check's machinery on the fake engine: the file the solution wrote, nothing else."""
+    task = Task.load(write_task(tmp_path, solve="touch /app/seen\necho hello > /app/out.txt\n"))
+    sandbox = FakeSandbox()
+
+    async def once() -> FileState:
+        return await _outputs(sandbox, task, (await build_image(sandbox, task)).tag)
+
+    assert sorted(asyncio.run(once())) == ["/app/out.txt", "/app/seen"]
+
+
 @pytest.mark.docker
 @pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda p: p.name)
 def test_a_seed_solution_leaves_the_same_outputs_in_two_containers(seed_dir: Path) -> None:
     task = Task.load(seed_dir)
 
     async def twice(sandbox: Sandbox) -> list[FileState]:
-        return list(await asyncio.gather(_outputs(sandbox, task), _outputs(sandbox, task)))
+        image = (await build_image(sandbox, task)).tag  # once: both containers start from the same image
+        return list(await asyncio.gather(_outputs(sandbox, task, image), _outputs(sandbox, task, image)))
 
     one, other = run_async(twice)
     assert one, "the solution made no output"
