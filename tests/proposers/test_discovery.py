@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 from rst_synth.proposers.artifacts import Artifact, Kind
-from rst_synth.proposers.discovery import Discovery, discover, named_inputs
+from rst_synth.proposers.discovery import Discovery, changed_files, discover, named_inputs
+from rst_synth.proposers.llm.prompts import describe_artifact
 from rst_synth.proposers.procedural.operator import OPERATORS, StepContext
-from rst_synth.sandbox import ExecResult, Limits, SandboxError
+from rst_synth.sandbox import ExecResult, FileDigest, Limits, SandboxError
 from rst_synth.sandbox.listing import Listing
 from rst_synth.task import Task
 from tests.support.fakes import FakeContainer, FakeSandbox
@@ -52,6 +53,25 @@ def test_inputs_are_named_files_and_files_of_named_folders() -> None:
         "/app/src/main.c",
         "/srv/appdata/a.txt",
     ]  # the Makefile changed: it is an output of the solution, not an input
+
+
+def test_a_file_the_solution_left_with_the_same_bytes_is_no_artifact() -> None:
+    """A checkout or a `sed -i` that matched nothing rewrites a file: a newer mtime, the same bytes. Taken
+    for a change, the prompt called the task's data and a repository's tracked files "modified"."""
+    before = listing("/app/data/sales.csv", "/app/repo/README.md", "/app/repo/.git/index", "/app/run.sh", "/app/a")
+    after = {
+        **listing("/app/data/sales.csv", "/app/repo/README.md", "/app/repo/.git/index", "/app/a", mtime="2"),
+        "/app/run.sh": (10, "1", 0o755),  # made executable
+        "/app/out.csv": (10, "2", 0o644),
+    }
+    same = {path: FileDigest(10, "0" * 64) for path in before}
+    made = {**same, "/app/a": FileDigest(10, "1" * 64), "/app/repo/.git/index": FileDigest(10, "2" * 64)}
+    assert changed_files(before, after, same, made) == ["/app/a", "/app/out.csv", "/app/run.sh"]
+    unhashed = changed_files(before, after, {}, {})  # the listing decides, the index never
+    assert unhashed == sorted(p for p in after if not p.endswith("/.git/index"))
+    sales = Artifact(path="/app/data/sales.csv", kind=Kind.CSV, input=True, new=False)
+    assert "input, unchanged" in describe_artifact(sales, 0) and "modified" not in describe_artifact(sales, 0)
+    assert "modified" in describe_artifact(Artifact(path="/app/a", kind=Kind.TEXT, new=False), 0)
 
 
 NESTED = """
@@ -140,3 +160,38 @@ def test_a_survey_that_did_not_finish_is_run_again_not_taken_for_no_tools(tmp_pa
     assert once.containers == 2 and isinstance(found, Discovery)  # the second container answered
     with pytest.raises(SandboxError, match="survey of tools timed out"):
         asyncio.run(discover(StallingSurvey(stalls=2), task))
+
+
+class Checkout(FakeContainer):
+    """An image with a data file and a repository's tracked file; its solution rewrites both with the same
+    bytes (a newer mtime, as a checkout leaves) and writes /app/out.txt."""
+
+    def __init__(self, sandbox: FakeSandbox) -> None:
+        super().__init__(sandbox)
+        self.files.update({"/app/data/sales.csv": b"region,amount\nnorth,3\n", "/app/repo/README.md": b"hi\n"})
+        self.mtime = 1
+
+    async def exec(self, command: str, **options: Any) -> ExecResult:
+        if "%T@" in command:  # sandbox.listing.listing_command
+            found = [f"{p}\t{len(b)}\t{self.mtime}\t644" for p, b in sorted(self.files.items()) if p[:5] == "/app/"]
+            return ExecResult(exit_code=0, output="\n".join(found) + "\n", duration_sec=0.0)
+        if "solve.sh" in command:
+            self.mtime += 1
+        return await super().exec(command, **options)
+
+
+class CheckoutSandbox(FakeSandbox):
+    @asynccontextmanager
+    async def container(self, image: str, limits: Limits) -> AsyncIterator[FakeContainer]:
+        self.containers += 1
+        yield Checkout(self)
+
+
+def test_files_the_solution_only_rewrote_are_neither_outputs_nor_modified(tmp_path: Path) -> None:
+    instruction = "Sum /app/data/sales.csv by region into /app/out.txt.\n"
+    task = Task.load(write_task(tmp_path, solve="echo done > /app/out.txt\n", instruction=instruction))
+    found = asyncio.run(discover(CheckoutSandbox(), task))
+    assert [(a.path, a.state) for a in found.artifacts] == [
+        ("/app/out.txt", "new"),
+        ("/app/data/sales.csv", "input, unchanged"),
+    ]

@@ -244,6 +244,50 @@ def test_path_literals_are_absolute_paths_under_the_scan_roots() -> None:
     assert path_literals({"t.py": module.encode()}) == {"/app/out", "/app/reports", "/etc/app.conf"}
 
 
+def test_path_literals_skip_what_a_test_gives_its_processes_environment() -> None:
+    module = (
+        "import os, subprocess\n"
+        'BASE = {"HOME": "/root", "PATH": "/usr/local/bin:/usr/bin:/bin", "APP_CONF": "/etc/app/env.conf"}\n'
+        "def test_x(monkeypatch):\n"
+        "    env = os.environ.copy()\n"
+        '    env["HOME"] = "/root"\n'
+        '    env["XDG_DATA_HOME"] = f"/home/u/{1}"\n'
+        '    os.environ.get("PYTHONPATH", "/opt/lib/python")\n'
+        '    os.getenv("TOOL_HOME", "/opt/tool")\n'
+        '    monkeypatch.setenv("DATA_DIR", "/srv/data")\n'
+        '    child_env = dict(os.environ, HOME="/home/tester")\n'
+        '    subprocess.run(["/app/bin/tool", "/app/in.csv"], env={**os.environ, "OUT": "/app/tmp"}, cwd="/app")\n'
+        '    subprocess.run(["true"], env=child_env | {"LOG": "/var/lib/log"})\n'
+        '    open("/app/out/report.csv"); open("/root/notes.txt")\n'
+        '    FILES = {"CSV": "/app/out/a.csv"}\n'
+        '    ENV_FILE = "/app/settings.env"\n'
+    )
+    assert path_literals({"t.py": module.encode()}) == {
+        "/app/bin/tool",
+        "/app/in.csv",
+        "/app/out/report.csv",
+        "/root/notes.txt",
+        "/app/out/a.csv",  # upper-case keys of a dict that is no environment
+        "/app/settings.env",
+    }
+    not_files = b'X = ["/usr/local/bin:/usr/bin", "/app/tests/test_a.py::test_b", "/", "/root"]'
+    assert path_literals({"t.py": not_files}) == set()  # search paths, node ids, scan roots alone
+    cut = b'NOTES = [f"/app/data/notes-{n}.txt" for n in (1, 2)] + [f"/app/out/{n}.csv" for n in (1, 2)]'
+    assert path_literals({"t.py": cut}) == {"/app/data", "/app/out"}  # never the name's start `/app/data/notes-`
+
+
+def test_an_environment_in_the_new_tests_asks_nothing_of_the_instruction(tmp_path: Path) -> None:
+    parent = quality.parent(tmp_path)
+    child = quality.child(parent, quality.writes("r1s1", "/app/summary.txt", quality.SUMMARY))
+    extra = (
+        "import os, subprocess\n\n\ndef test_env():\n"
+        '    env = {"HOME": "/root", "PATH": "/usr/local/bin:/usr/bin:/bin"}\n'
+        '    subprocess.run(["true"], env=env, check=True)\n'
+    )
+    child.files["tests/test_env.py"] = extra.encode()
+    assert validate(child, parent).result_of("instruction_paths").passed
+
+
 def test_without_step_drops_exactly_its_lines(tmp_path: Path) -> None:
     child, _ = quality.unnecessary(tmp_path)
     lineage = child.config.metadata.lineage

@@ -53,7 +53,8 @@ class Artifact(BaseModel):
     kind: Kind
     size: int = 0
     new: bool = True
-    """False when the file existed in the image and the solution modified it."""
+    """False when the file existed in the image and the solution changed its content or mode (discovery
+    lists no file it left with the same bytes), or when it is an input."""
     executable: bool = False
     input: bool = False
     """One of the task's inputs: present in the image, named by the instruction, left as it was. A step may
@@ -69,6 +70,13 @@ class Artifact(BaseModel):
     archive `format`/`members`, git `commits`/`branch`, config `format`/`sections`."""
     sample: str = ""
     """The first few thousand characters of text content."""
+
+    @property
+    def state(self) -> str:
+        """How the solution left it: `new`, `modified`, or `input, unchanged` (an input it only read)."""
+        if self.input:
+            return "input, unchanged"
+        return "new" if self.new else "modified"
 
     @property
     def name(self) -> str:

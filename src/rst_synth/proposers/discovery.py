@@ -16,7 +16,7 @@ from rst_synth.harness import open_task, run_solution, stage
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.base import ProposalError
 from rst_synth.sandbox import Container, Sandbox, SandboxError, files_of_tar
-from rst_synth.sandbox.listing import Listing, listing_command, parse_listing
+from rst_synth.sandbox.listing import FileState, Listing, listing_command, parse_listing, parse_state, state_command
 from rst_synth.task import Task, TaskPaths
 from rst_synth.validator import Reason
 
@@ -128,15 +128,17 @@ async def _finished(box: Container, what: str, command: str, timeout: float, use
 
 
 async def _discover(sandbox: Sandbox, task: Task, timeout: float) -> Discovery:
-    listing = listing_command()
+    listing, state = listing_command(), state_command()
     async with open_task(sandbox, task, staged=False) as box:
         workdir = (await _finished(box, "working directory", "pwd", 60)).strip() or "/"
         before = parse_listing(await _finished(box, "file listing", listing, 300, user="root"))
+        contents = parse_state(await _finished(box, "file state", state, 300, user="root"))
         await stage(box, task.files_under(TaskPaths.SOLUTION_DIR))
         solve, _ = await run_solution(box, timeout=timeout)
         if not solve.ok:
             raise ProposalError(Reason.PARENT_SOLUTION_FAILED, solve.tail(500))
         after = parse_listing(await _finished(box, "file listing", listing, 300, user="root"))
+        made = parse_state(await _finished(box, "file state", state, 300, user="root"))
         tools_out = await _finished(
             box,
             "survey of tools",
@@ -146,10 +148,30 @@ async def _discover(sandbox: Sandbox, task: Task, timeout: float) -> Discovery:
         )
         tools = [t for t in tools_out.split() if not t.startswith("py:")]
         modules = [t[3:] for t in tools_out.split() if t.startswith("py:")]
-        changed = sorted(p for p, meta in after.items() if before.get(p) != meta)
+        changed = changed_files(before, after, contents, made)
         artifacts = await _collect(box, changed, after, before, workdir)
-        artifacts += await _inputs(box, named_inputs(task.instruction, before, after), after)
+        # A file the solution left with its bytes is as the image had it, whatever its mtime: still an input.
+        kept = {p: before[p] for p in before.keys() & after.keys() - set(changed)}
+        artifacts += await _inputs(box, named_inputs(task.instruction, before, {**after, **kept}), after)
     return Discovery(workdir=workdir, artifacts=artifacts, tools=tools, python_modules=modules)
+
+
+def changed_files(before: Listing, after: Listing, contents: FileState, made: FileState) -> list[str]:
+    """The files the solution created, or whose content (`contents` before, `made` after) or mode it
+    changed. A file it only rewrote with the same bytes or touched (a checkout, `sed -i` that matched
+    nothing, `touch`) is no work of the solution: listed as changed, the prompt called a data file or a
+    repository's tracked files "modified". A `.git/index` that only changed is git refreshing its stat
+    cache (`git status`, `git diff`), not a commit."""
+    changed = []
+    for path, meta in after.items():
+        old = before.get(path)
+        if old == meta:
+            continue
+        if old is None or old[2] != meta[2]:
+            changed.append(path)
+        elif (contents.get(path) is None or contents.get(path) != made.get(path)) and not path.endswith("/.git/index"):
+            changed.append(path)  # a file the state could not hash is compared by its listing alone
+    return sorted(changed)
 
 
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.~/-])(/[A-Za-z0-9_.@+-]+(?:/[A-Za-z0-9_.@+-]+)*)/?")

@@ -33,7 +33,17 @@ from rst_synth.validator.strictness import open_details
 ACCOUNT_FILES = frozenset({"/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow", "/etc/subuid", "/etc/subgid"})
 MIN_REDUNDANT_BYTES = 16
 """Smaller files are never redundant: empty markers and one-word results coincide by chance."""
-_PATH_LITERAL = re.compile(r"^/[A-Za-z0-9_.@+,=:~-]+(?:/[A-Za-z0-9_.@+,=:~-]+)*/?$")
+_PATH_LITERAL = re.compile(r"^/[A-Za-z0-9_.@+,=~-]+(?:/[A-Za-z0-9_.@+,=~-]+)*/?$")
+"""No ":": a colon joins a search path (`/usr/local/bin:/usr/bin`) or a pytest node id, never one file."""
+_ENV_NAME = re.compile(r"(?i)(?:^|_)(?:env|environ|environment)$")
+"""`env`, `os.environ`, `child_env`: a name that holds a process environment (not `env_file`)."""
+_ENV_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+"""`HOME`, `PATH`, `APP_CONFIG`: how a process environment's keys are written."""
+_ENV_VARIABLE = re.compile(
+    r"^(?:HOME|USER|SHELL|TERM|TZ|LANG|TMPDIR|PWD|PATH|LD_LIBRARY_PATH|PYTHON[A-Z]*|(?:LC|GIT|PIP|XDG)_[A-Z_]+)$"
+)
+"""Variables of every environment: a dict with one of them is an environment (not `{"CSV": "/app/a.csv"}`)."""
+_ENV_METHODS = frozenset({"get", "setdefault", "pop", "update"})
 
 
 @dataclass
@@ -124,19 +134,93 @@ def redundancy(outputs: FileState, states: States) -> CheckResult:
 
 def path_literals(modules: dict[str, bytes]) -> set[str]:
     """String literals of Python modules that look like absolute paths under the scan roots (the
-    parts of f-strings included), as written: how a test names what it reads."""
+    parts of f-strings included; one that a placeholder cuts inside a name by its folder), as written:
+    how a test names what it reads. A scan root alone and the values a test gives its processes'
+    environment (`HOME`, `PATH`) are no paths of the task."""
     found: set[str] = set()
     for body in modules.values():
         try:
             tree = ast.parse(body.decode("utf-8", errors="replace"))
         except (SyntaxError, ValueError):
             continue  # the static check rejects modules that do not compile
+        skipped, cut = _environment_values(tree), _cut_names(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PATH_LITERAL.match(node.value):
                 path = node.value.rstrip("/") or "/"
-                if any(path == root or path.startswith(root + "/") for root in SCAN_ROOTS):
+                if id(node) in cut and not node.value.endswith("/"):
+                    path = path.rsplit("/", 1)[0]  # `f"/app/data/notes-{n}.txt"`: its folder
+                if id(node) not in skipped and any(path.startswith(root + "/") for root in SCAN_ROOTS):
                     found.add(path)
     return found
+
+
+def _cut_names(tree: ast.AST) -> set[int]:
+    """The ids of the f-string parts a placeholder follows: they may end inside a file name."""
+    return {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part, following in zip(node.values, node.values[1:], strict=False)
+        if isinstance(following, ast.FormattedValue)
+    }
+
+
+def _environment_values(tree: ast.AST) -> set[int]:
+    """The ids of the nodes that give an environment variable its value: `{"HOME": ...}`, `env=...`,
+    `dict(os.environ, HOME=...)`, `env["HOME"] = ...`, `os.environ.get("PATH", ...)`,
+    `os.getenv(..., ...)`, `monkeypatch.setenv(..., ...)`."""
+    values: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and _is_environment(node):
+            values += [v for k, v in zip(node.keys, node.values, strict=True) if _key_matches(k, _ENV_KEY)]
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_holds_env(t) for t in targets):  # `env = ...`, `env["HOME"] = ...`
+                values.append(node.value)
+        elif isinstance(node, ast.Call):
+            values += [k.value for k in node.keywords if k.arg is not None and _ENV_NAME.search(k.arg)]
+            if _is_env_call(node):
+                values += [*node.args, *(k.value for k in node.keywords)]
+    return {id(n) for value in values for n in ast.walk(value)}
+
+
+def _is_environment(node: ast.Dict) -> bool:
+    """`{**os.environ, ...}` or a dict with a well-known variable (`{"HOME": ...}`); not any dict with
+    upper-case keys (`{"CSV": "/app/out.csv"}` names a task's file)."""
+    return any(k is None and _holds_env(v) for k, v in zip(node.keys, node.values, strict=True)) or any(
+        _key_matches(k, _ENV_VARIABLE) for k in node.keys
+    )
+
+
+def _key_matches(key: ast.expr | None, pattern: re.Pattern[str]) -> bool:
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) and bool(pattern.match(key.value))
+
+
+def _holds_env(node: ast.expr) -> bool:
+    """The expression names an environment: `env`, `os.environ`, `os.environ.copy()`, `self.env`."""
+    while True:
+        if isinstance(node, ast.Name):
+            return bool(_ENV_NAME.search(node.id))
+        if isinstance(node, ast.Attribute):
+            if _ENV_NAME.search(node.attr):
+                return True
+            node = node.value
+        elif isinstance(node, ast.Call | ast.Subscript):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        else:
+            return False
+
+
+def _is_env_call(call: ast.Call) -> bool:
+    """`dict(os.environ, ...)`, `env.get(...)`, `os.getenv(...)`, `monkeypatch.setenv(...)`."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id == "getenv" or (func.id == "dict" and bool(call.args) and _holds_env(call.args[0]))
+    if isinstance(func, ast.Attribute):
+        if func.attr in {"getenv", "setenv", "putenv"}:
+            return True
+        return func.attr in _ENV_METHODS and _holds_env(func.value)
+    return False
 
 
 def tests_of(task: Task) -> dict[str, bytes]:

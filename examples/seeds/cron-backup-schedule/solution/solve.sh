@@ -11,7 +11,7 @@ keep=5
 mkdir -p "$dest"
 last=$(ls "$dest" | sed -nE 's/^appdata-([0-9]{4})\.tar\.gz$/\1/p' | sort -n | tail -n 1)
 next=$(printf '%04d' $((10#${last:-0} + 1)))
-tar -C /srv --exclude='appdata/cache' --exclude='*.tmp' \
+tar -C /srv --sort=name --exclude='appdata/cache' --exclude='*.tmp' \
   -czf "$dest/.appdata-$next.partial" appdata
 mv "$dest/.appdata-$next.partial" "$dest/appdata-$next.tar.gz"
 ls "$dest" | sed -nE '/^appdata-[0-9]{4}\.tar\.gz$/p' | sort | head -n "-$keep" \

@@ -35,6 +35,9 @@ print("\n## Contributors\n")
 for name, email in sorted(authors):
     print(f"- {name} <{email}>")
 PY
+# The release commit and its tag carry the tip's date, not the clock's: the same hashes in every run.
+stamp="$(git log -1 --format=%cI main)"
+export GIT_AUTHOR_DATE="$stamp" GIT_COMMITTER_DATE="$stamp"
 git add CHANGELOG.md
 git commit -q -m "chore(release): v1.1.0"
 git tag -a v1.1.0 -m "Release v1.1.0"

@@ -22,6 +22,8 @@ py-modules = ["textstats"]
 version = { attr = "textstats.__version__" }
 TOML
 mkdir -p /app/dist /app/out
+# The wheel's zip entries take this time, not the build's: the same wheel in every run.
+export SOURCE_DATE_EPOCH=1735689600
 python3 -m pip wheel --no-index --no-build-isolation --no-deps -w /app/dist /app/project
 python3 -m pip install --no-index --break-system-packages /app/dist/textstats-*.whl
 cd /

@@ -194,9 +194,8 @@ def describe_artifact(artifact: Artifact, sample_lines: int) -> str:
     info = json.dumps(facts, sort_keys=True, default=str)
     if len(info) > 240:
         info = info[:237] + "..."
-    state = "new" if artifact.new else "modified"
     exe = ", executable" if artifact.executable else ""
-    line = f"- {artifact.path} ({artifact.kind.value}, {state}{exe}, {artifact.size} bytes) {info}"
+    line = f"- {artifact.path} ({artifact.kind.value}, {artifact.state}{exe}, {artifact.size} bytes) {info}"
     sample = [s[:120] for s in artifact.sample.splitlines()[:sample_lines]]
     if sample:
         line += "\n" + "\n".join(f"    | {s}" for s in sample)
