@@ -18,6 +18,8 @@ from rst_synth.proposers.llm.prompts import RULE_CHECKS, PromptBudgets, environm
 from rst_synth.task import Task
 from rst_synth.validator import QUALITY_CHECKS, Check, CheckResult, Reason, ValidationReport, Validator, Verdict
 from rst_synth.validator.quality import lost_literals
+from tests.proposers.llm.shapes import ADDENDUM, GOOD
+from tests.proposers.llm.test_llm_reply_shapes import run_candidate
 from tests.support import quality
 from tests.support.fakes import FakeSandbox
 from tests.support.llm_proposer import (
@@ -198,3 +200,17 @@ def test_a_repair_of_a_rewrite_may_answer_with_an_addendum(tmp_path: Path) -> No
         GOOD_ADDENDUM
     )
     assert parts_of(parent, fixed.task).instruction == "" and fixed.task.text("tests/test_step_r1.py") == GOOD_TESTS
+
+
+def test_a_reask_about_a_rewrite_asks_for_the_whole_instruction_only(tmp_path: Path) -> None:
+    whole = "Write the word hello to /app/out.txt.\n\n" + ADDENDUM
+    replies = {
+        **GOOD,
+        "realign_instruction": "I cannot help with that.",
+        "reask": fence("markdown", "instruction.md", whole),
+    }
+    parent, outcome, requests, _ = run_candidate(tmp_path, replies)
+    assert outcome.accepted, outcome.rejection
+    reask = next(r for r in requests if stage_of(r) == "reask")["messages"][-1]["content"]
+    assert "instruction.md (markdown)" in reask and "instruction_addendum.md" not in reask
+    assert outcome.proposal is not None and parts_of(parent, outcome.proposal.task).instruction == whole

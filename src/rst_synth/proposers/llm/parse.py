@@ -81,6 +81,8 @@ class Expect:
     """Other path patterns (fnmatch) that name this file, e.g. "tests/test_*.py"."""
     new_work: bool = False
     """The file must do work: bash that runs a command, a Python module that asserts something."""
+    fallback: bool = False
+    """Taken when a reply gives it, never asked for again (an older form of what another Expect asks)."""
 
     def matches(self, path: str) -> bool:
         return path == self.path or any(fnmatch.fnmatch(path, p) for p in self.accept)

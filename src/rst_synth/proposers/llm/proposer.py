@@ -365,7 +365,7 @@ def _instruction_expects(rewrite: bool, *, required: bool) -> list[Expect]:
         return [Expect(ADDENDUM_PATH, "markdown", required=required, accept=("*.md",))]
     return [
         Expect(INSTRUCTION_PATH, "markdown", required=False, accept=("*/instruction.md", "INSTRUCTION.md")),
-        Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",)),
+        Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",), fallback=True),
     ]
 
 
