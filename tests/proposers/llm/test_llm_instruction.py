@@ -135,6 +135,12 @@ def test_a_parent_instruction_past_the_rewrite_budget_gets_an_addendum(tmp_path:
     parent = Task.load(write_task(tmp_path / "tasks", instruction="Write the word hello to /app/out.txt.\n" * 20))
     long = stage_contexts(parent, None, PromptBudgets(rewrite_chars=300), THEMES[0])["realign_instruction"]
     assert long["instruction_mode"] == "addendum" and long["instruction_whole"] == ""
+    # Within the rewrite budget but cut in the parent's part, the instruction is shown again whole.
+    cut = stage_contexts(parent, None, PromptBudgets(instruction_chars=300), THEMES[0])["realign_instruction"]
+    assert cut["instruction_mode"] == "rewrite" and cut["instruction_whole"] == parent.instruction
+    assert "lines elided" in cut["instruction"]
+    shown = stage_contexts(parent, None, PromptBudgets(), THEMES[0])["realign_instruction"]
+    assert shown["instruction_whole"] == "" and shown["instruction"] == parent.instruction  # once, above
 
 
 def test_a_rewrite_that_drops_a_tested_literal_is_refused_and_the_repair_shows_why(tmp_path: Path) -> None:
@@ -214,3 +220,13 @@ def test_a_reask_about_a_rewrite_asks_for_the_whole_instruction_only(tmp_path: P
     reask = next(r for r in requests if stage_of(r) == "reask")["messages"][-1]["content"]
     assert "instruction.md (markdown)" in reask and "instruction_addendum.md" not in reask
     assert outcome.proposal is not None and parts_of(parent, outcome.proposal.task).instruction == whole
+
+
+def test_every_stage_leads_with_the_same_bytes_so_a_prefix_cache_serves_the_parent(tmp_path: Path) -> None:
+    parent, _, server = propose(tmp_path, good_replies())
+    chats = [r["messages"] for r in server.requests]
+    assert [stage_of(r) for r in server.requests] == ["extend", "realign_tests", "realign_instruction"]
+    assert chats[0][0] == chats[1][0] == chats[2][0] and chats[0][0]["role"] == "system"
+    lead = chats[0][1]["content"].split("## STAGE: ")[0]
+    assert lead.startswith(f"### The parent task: {parent.name}\n") and parent.solve_sh.strip() in lead
+    assert all(chat[1]["content"].startswith(lead + "## STAGE: ") for chat in chats)

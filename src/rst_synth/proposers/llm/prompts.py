@@ -142,6 +142,7 @@ def parent_context(
     """The parts of the parent every stage shows, each within its budget, and the child's theme and tag;
     `instruction`: how the realign_instruction stage asks for the child's instruction."""
     mode = instruction_mode(parent, budgets, instruction)
+    whole = parent.instruction.strip()
     full, summary = summarize_tests(parent, budgets.tests_chars, budgets.tests_summary_chars)
     artifacts = discovery.artifacts[: budgets.artifacts] if discovery else []
     more = len(discovery.artifacts) - len(artifacts) if discovery else 0
@@ -166,7 +167,8 @@ def parent_context(
         "addendum_path": ADDENDUM_PATH,
         "instruction_path": INSTRUCTION_PATH,
         "instruction_mode": mode,
-        "instruction_whole": _nl(parent.instruction.strip()) if mode == "rewrite" else "",
+        # a rewrite needs the instruction whole: shown again where the parent's part above cuts it
+        "instruction_whole": _nl(whole) if mode == "rewrite" and len(whole) > budgets.instruction_chars else "",
         "rule_checks": RULE_CHECKS,
         "theme": theme,
         "theme_text": theme.replace("-", " "),
