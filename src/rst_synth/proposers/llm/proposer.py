@@ -158,6 +158,7 @@ class LLMProposer:
         mode: InstructionMode = "rewrite" if parts.instruction else "addendum"
         base = {
             **parent_context(parent, found, budgets, parts.theme, mode),
+            "instruction_mode": mode,  # the candidate's own form, whatever the budget would choose now
             "tag": parts.tag,
             "test_path": parts.test_path,
         }
