@@ -38,6 +38,13 @@ ProposerBaseUrl = Annotated[
 ProposerLLMConfig = Annotated[
     Path | None, typer.Option(help="llm proposer: TOML file with an \\[llm] table (prices, retries, ...).")
 ]
+ProposerInstruction = Annotated[
+    str | None,
+    typer.Option(
+        help="llm proposer: rewrite the whole instruction for each child (rewrite, the default) or append a "
+        "paragraph to the parent's (addendum)."
+    ),
+]
 AgentModel = Annotated[str | None, typer.Option(help="llm agent: model name (or RST_LLM_MODEL).")]
 AgentBaseUrl = Annotated[str | None, typer.Option(help="llm agent: OpenAI-compatible endpoint.")]
 AgentLLMConfig = Annotated[Path | None, typer.Option(help="llm agent: TOML file with an \\[llm] table.")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 import typer
 from rich.progress import Progress
@@ -21,12 +21,21 @@ from rst_synth.cli.common import (
     run_with_sandbox,
     setup_logging,
 )
-from rst_synth.cli.options import Backend, ExecutorName, ProposerBaseUrl, ProposerLLMConfig, ProposerModel, RayAddress
+from rst_synth.cli.options import (
+    Backend,
+    ExecutorName,
+    ProposerBaseUrl,
+    ProposerInstruction,
+    ProposerLLMConfig,
+    ProposerModel,
+    RayAddress,
+)
 from rst_synth.cli.options import endpoint as endpoint_of
 from rst_synth.cli.tables import progress_bars, stats_table
 from rst_synth.engine import Engine, SynthConfig
 from rst_synth.evaluation.solver import Solver
 from rst_synth.executors import AgentSpec, Executor, WorkSpec
+from rst_synth.proposers.llm import InstructionMode
 from rst_synth.report import run_stats
 from rst_synth.store import RunPaths, Store
 from rst_synth.store.lock import RunLock
@@ -85,6 +94,7 @@ def synth_command(
     model: ProposerModel = None,
     base_url: ProposerBaseUrl = None,
     llm_config: ProposerLLMConfig = None,
+    instruction: ProposerInstruction = None,
     solver_model: Annotated[
         str | None, typer.Option(help="An llm agent on this model attempts each accepted child (same endpoint).")
     ] = None,
@@ -151,6 +161,8 @@ def synth_command(
         raise fail("--require-solvable and --max-solve-rate judge by the solver: give --solver-model too")
     if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
         config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
+    if instruction is not None:
+        config = config.model_copy(update={"proposer_options": _with_instruction(config, instruction)})
     own(lock)
     config.dump(paths.config)
     setup_logging(verbose, paths.log)
@@ -203,6 +215,15 @@ def synth_command(
         store.close()
     console.print(f"stopped: {reason}" if reason != "done" else f"done: {config.rounds} rounds", highlight=False)
     exit_if_signalled()
+
+
+def _with_instruction(config: SynthConfig, mode: str) -> dict[str, Any]:
+    """The proposer options with --instruction (stored in run.toml, so a resume keeps it)."""
+    if config.proposer != "llm":
+        raise fail(f"--instruction is an option of the llm proposer, not of {config.proposer!r}")
+    if mode not in get_args(InstructionMode):
+        raise fail(f"--instruction {mode!r}: choose from {', '.join(get_args(InstructionMode))}")
+    return {**config.proposer_options, "instruction": mode}
 
 
 def _solver_agent(config: SynthConfig, paths: RunPaths) -> tuple[Agent, tuple[str, dict[str, Any]]] | None:

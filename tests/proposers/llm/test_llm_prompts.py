@@ -7,17 +7,9 @@ from pathlib import Path
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.llm import THEMES, Parts, PromptBudgets, build_child, parts_of, prompt_tokens
+from rst_synth.proposers.llm.bounded import elide, names_of_tests, summarize_tests
 from rst_synth.proposers.llm.budget import budget_rows, markdown_table, synthetic_parent
-from rst_synth.proposers.llm.prompts import (
-    STAGES,
-    elide,
-    environment,
-    messages,
-    names_of_tests,
-    stage_contexts,
-    step_tag,
-    summarize_tests,
-)
+from rst_synth.proposers.llm.prompts import STAGES, environment, messages, stage_contexts, step_tag
 from rst_synth.task import Task, TaskConfig
 from tests.support.tasks import write_task
 
@@ -42,7 +34,7 @@ def test_every_stage_renders_with_its_marker_and_the_parents_parts() -> None:
     for stage in STAGES:
         system, user = messages(env, stage, contexts[stage])
         assert system["role"] == "system" and "path=solution/steps.sh" in system["content"]
-        assert user["content"].startswith(f"## STAGE: {stage}\n")
+        assert user["content"].startswith("### The parent task: ") and f"\n## STAGE: {stage}\n" in user["content"]
         assert "data validation" in user["content"]
     extend = messages(env, "extend", contexts["extend"])[1]["content"]
     assert "/app/report/counts.csv (csv, new, 40 bytes)" in extend and "    | 404,1" in extend
@@ -75,11 +67,16 @@ def test_older_test_modules_are_summarized_by_name() -> None:
 
 
 def test_prompts_stay_bounded_and_grow_sublinearly() -> None:
-    sizes = {n: prompt_tokens(synthetic_parent(n)) for n in (50, 100, 200, 400, 800)}
+    sizes = {n: prompt_tokens(synthetic_parent(n), instruction="addendum") for n in (50, 100, 200, 400, 800)}
     for stage in STAGES:
         assert sizes[400][stage] < 6000, (stage, sizes[400])
         assert sizes[400][stage] < 2 * sizes[50][stage]  # 8x the solution, well under 2x the prompt
         assert sizes[800][stage] <= sizes[400][stage] * 1.05  # past the budgets: flat
+    # A rewrite sees the parent's instruction whole, up to its own budget; past it the child gets an addendum.
+    rewrite = {n: prompt_tokens(synthetic_parent(n))["realign_instruction"] for n in (400, 800, 3200)}
+    assert rewrite[800] > sizes[800]["realign_instruction"]
+    assert len(synthetic_parent(3200).instruction) > PromptBudgets().rewrite_chars
+    assert rewrite[3200] <= sizes[800]["realign_instruction"] * 1.05 < rewrite[800] < 7000
     assert (
         sizes[400]["extend"]
         < prompt_tokens(

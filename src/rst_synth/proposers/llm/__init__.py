@@ -3,7 +3,7 @@ tests, realign the instruction) and repairs a rejected candidate from the valida
 
 from rst_synth.proposers.llm.child import Parts, build_child, parts_of
 from rst_synth.proposers.llm.parse import Block, Expect, parse_reply, split_blocks
-from rst_synth.proposers.llm.prompts import THEMES, PromptBudgets, prompt_tokens
+from rst_synth.proposers.llm.prompts import THEMES, InstructionMode, PromptBudgets, prompt_tokens
 from rst_synth.proposers.llm.proposer import (
     LLMProposalError,
     LLMProposer,
@@ -14,6 +14,7 @@ __all__ = [
     "THEMES",
     "Block",
     "Expect",
+    "InstructionMode",
     "LLMProposalError",
     "LLMProposer",
     "LLMProposerConfig",

@@ -22,7 +22,9 @@ class Parts(BaseModel):
     tests: str
     """The new pytest module, complete."""
     addendum: str
-    """Markdown appended to the parent's instruction."""
+    """Markdown appended to the parent's instruction ("" when `instruction` replaces it)."""
+    instruction: str = ""
+    """The child's whole instruction, rewritten for the new workflow ("" when `addendum` is appended)."""
     dockerfile_append: str = ""
     """Lines appended to the parent's Dockerfile ("" when the image is unchanged)."""
 
@@ -38,7 +40,9 @@ def consumed_paths(steps: str, candidates: list[str], limit: int = 3) -> list[st
 
 
 def build_child(parent: Task, parts: Parts, artifacts: list[str] | None = None) -> Task:
-    """The parent extended by `parts` through the shared child assembly."""
+    """The parent extended by `parts` through the shared child assembly. A rewritten instruction is the
+    step's part as a whole: its record spans every line (`rst export --multi-step` shows it all to the
+    step), which is also how `parts_of` tells it from an addendum, whose span starts after the parent's text."""
     step = NewStep(
         name=parts.theme,
         tag=parts.tag,
@@ -47,18 +51,29 @@ def build_child(parent: Task, parts: Parts, artifacts: list[str] | None = None) 
         test_module=parts.tests,
         instruction=parts.addendum,
     )
-    return assemble_child(parent, Extension(steps=[step], dockerfile_append=parts.dockerfile_append), proposer=NAME)
+    extension = Extension(steps=[step], dockerfile_append=parts.dockerfile_append)
+    if not parts.instruction.strip():
+        return assemble_child(parent, extension, proposer=NAME)
+    whole = parts.instruction.strip("\n") + "\n"
+
+    def rewritten(_parent: str, _steps: list[NewStep]) -> tuple[str, list[tuple[int, int]]]:
+        return whole, [(1, whole.count("\n"))]
+
+    return assemble_child(parent, extension, proposer=NAME, compose=rewritten)
 
 
 def parts_of(parent: Task, child: Task) -> Parts:
     """The parts of a child that `build_child` made from `parent` (what a repair starts from)."""
     extension = split_child(parent, child)
     step = extension.steps[-1]
+    lineage = child.config.metadata.lineage
+    whole = lineage is not None and lineage.added[-1].instruction_lines[0] == 1
     return Parts(
         theme=step.name,
         tag=step.tag,
         steps=step.solution,
         tests=step.test_module,
-        addendum=step.instruction,
+        addendum="" if whole else step.instruction,
+        instruction=child.instruction if whole else "",
         dockerfile_append=extension.dockerfile_append,
     )

@@ -38,8 +38,10 @@ REPAIR_HINTS: dict[Reason, str] = {
     Reason.COPIES_SOLUTION: "the Dockerfile must never COPY solution/ into the image",
     Reason.COPIES_TESTS: "the Dockerfile must never COPY tests/ into the image",
     # the quality checks (validator/quality.py): which check, and why
-    Reason.INSTRUCTION_GAP: "instruction_paths check: a new test reads a path the instruction never names, so an "
-    "agent cannot know where to write: name every file the tests read, with its full path, in the instruction",
+    Reason.INSTRUCTION_GAP: "instruction_paths check: a new test reads a path the instruction never names, or the "
+    "instruction lost a backticked literal (a path, header, key or value) of the parent's instruction that a test "
+    "still reads, so an agent cannot know what to write: name every file the tests read, with its full path, and "
+    "state every literal the detail lists again, backticked, word for word",
     Reason.REDUNDANT_OUTPUT: "redundancy check: a new output is a byte-for-byte copy of a file the parent's "
     "solution left (or of another new output), so it adds no work: compute something new instead of copying "
     "a file or writing the same result under another name",

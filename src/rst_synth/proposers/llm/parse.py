@@ -81,6 +81,8 @@ class Expect:
     """Other path patterns (fnmatch) that name this file, e.g. "tests/test_*.py"."""
     new_work: bool = False
     """The file must do work: bash that runs a command, a Python module that asserts something."""
+    fallback: bool = False
+    """Taken when a reply gives it, never asked for again (an older form of what another Expect asks)."""
 
     def matches(self, path: str) -> bool:
         return path == self.path or any(fnmatch.fnmatch(path, p) for p in self.accept)
@@ -207,13 +209,15 @@ def _relabel(block: Block, expected: list[Expect]) -> Block:
 
 
 def _unfenced_markdown(text: str, expected: list[Expect]) -> dict[str, str] | None:
-    """A reply without fences where exactly one markdown file is expected: the whole reply, its
-    chatter trimmed (recover.py, rule 3); None when that rule does not apply or the text names no
-    path (a refusal, an apology)."""
-    if len(expected) != 1 or expected[0].language != "markdown" or not text.strip():
+    """A reply without fences where only markdown is expected (one file, or one of the two forms of an
+    instruction): the whole reply, its chatter trimmed (recover.py, rule 3), as the file its first line
+    names, else the last expected (of an instruction's two forms the addendum: appended, a reply that
+    cannot be told apart never loses the parent's text); None when that rule does not apply or the text
+    names no path (a refusal, an apology)."""
+    if not expected or any(e.language != "markdown" for e in expected) or not text.strip():
         return None
-    expect = expected[0]
-    _, content, _ = own_path_line(text, None, expect.matches)
+    path, content, _ = own_path_line(text, None, lambda p: any(e.matches(p) for e in expected))
+    expect = next((e for e in expected if path and e.matches(path)), expected[-1])
     content = trim_chatter(content)
     if not re.search(r"/\w", content):  # an addendum states the paths to write; a refusal names none
         return None

@@ -8,20 +8,19 @@ in full (to its budget), older ones by the names of their test functions.
 
 from __future__ import annotations
 
-import ast
 import json
 import math
-import re
-from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, Field
 
 from rst_synth.proposers.artifacts import Artifact
 from rst_synth.proposers.discovery import Discovery
+from rst_synth.proposers.llm.bounded import elide, summarize_tests, tail
 from rst_synth.proposers.llm.solver import evidence_context, parent_solved
 from rst_synth.task import SolverEvidence, Task, TaskPaths
+from rst_synth.validator import QUALITY_CHECKS, Check
 
 THEMES: tuple[str, ...] = (
     "reporting",
@@ -34,8 +33,21 @@ THEMES: tuple[str, ...] = (
     "auditing-and-permissions",
     "incremental-processing",
     "error-handling-and-recovery",
+    # problems that need reasoning, not procedures (extend.j2 says what each asks)
+    "fault-diagnosis",
+    "broken-state-recovery",
+    "measured-bound",
+    "tool-generalisation",
+    "source-conflict-resolution",
 )
 """Workflow themes, one drawn per child for diversity; the drawn theme names the step in the lineage."""
+
+RULE_CHECKS: tuple[str, ...] = tuple(c.value for c in (Check.DETERMINISM, *QUALITY_CHECKS))
+"""The checks whose rules every prompt states before the first try (templates/_rules.j2 holds a rule per
+check and stage; rendering fails for a check it lacks, so a new quality check cannot go unstated)."""
+
+InstructionMode = Literal["rewrite", "addendum"]
+"""How a child's instruction is realigned: rewritten whole for the new workflow, or a paragraph appended."""
 
 STAGES: tuple[str, ...] = ("extend", "realign_tests", "realign_instruction", "repair")
 """The stages with a prompt of their own; a re-ask ("reask") follows up on one of them."""
@@ -43,8 +55,7 @@ STAGES: tuple[str, ...] = ("extend", "realign_tests", "realign_instruction", "re
 STEPS_PATH = "solution/steps.sh"
 DOCKERFILE_APPEND_PATH = "environment/Dockerfile.append"
 ADDENDUM_PATH = "instruction_addendum.md"
-
-_STEP_MODULE = re.compile(r"test_step_r(\d+)(?:s(\d+))?")
+INSTRUCTION_PATH = "instruction.md"
 
 
 class PromptBudgets(BaseModel):
@@ -71,102 +82,8 @@ class PromptBudgets(BaseModel):
     solver_chars: int = Field(default=1000, ge=100)
     """Budget of the quoted commands together."""
 
-
-def elide(text: str, budget: int) -> str:
-    """`text` when it fits in `budget` characters, else its head and tail around an elision marker."""
-    if len(text) <= budget:
-        return text
-    lines = text.splitlines()
-    head: list[str] = []
-    tail: list[str] = []
-    used, half = 0, budget // 2
-    for line in lines:
-        if used + len(line) + 1 > half:
-            break
-        head.append(line)
-        used += len(line) + 1
-    used = 0
-    for line in reversed(lines[len(head) :]):
-        if used + len(line) + 1 > half:
-            break
-        tail.insert(0, line)
-        used += len(line) + 1
-    gone = len(lines) - len(head) - len(tail)
-    if gone <= 0:  # one enormous line
-        return text[:half] + f"\n[... {len(text) - 2 * half} characters elided ...]\n" + text[-half:]
-    return "\n".join([*head, f"[... {gone} lines elided ...]", *tail]) + "\n"
-
-
-def tail(text: str, budget: int) -> str:
-    if len(text) <= budget:
-        return text
-    cut = text[-budget:]
-    return f"[... {text.count(chr(10), 0, len(text) - budget)} lines elided ...]\n" + cut.split("\n", 1)[-1]
-
-
-def names_of_tests(source: str) -> list[str]:
-    """Names of the test functions (and test classes) of a module; [] when it does not parse."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    names = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-            names.append(node.name)
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            names += [
-                f"{node.name}.{n.name}"
-                for n in node.body
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
-            ]
-    return names
-
-
-def _module_age(rel: str) -> tuple[int, int, str]:
-    """Sort key: the seed's own modules first, then step modules by round and step."""
-    match = _STEP_MODULE.search(rel)
-    if not match:
-        return (0, 0, rel)
-    return (int(match.group(1)), int(match.group(2) or 0), rel)
-
-
-def pytest_modules(task: Task) -> list[tuple[str, str]]:
-    """(path, source) of the task's pytest modules, oldest first."""
-    mods = [
-        (rel, body.decode("utf-8", errors="replace"))
-        for rel, body in task.files.items()
-        if rel.startswith(f"{TaskPaths.TESTS_DIR}/")
-        and PurePosixPath(rel).name.startswith("test_")
-        and rel.endswith(".py")
-    ]
-    return sorted(mods, key=lambda m: _module_age(m[0]))
-
-
-def summarize_tests(
-    task: Task, budget: int, summary_budget: int = 1500
-) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """(modules shown in full, modules summarized by test names): only the newest one in full, the
-    older ones by name within `summary_budget` characters, newest first; the rest are counted."""
-    mods = pytest_modules(task)
-    if not mods:
-        return [], []
-    *older, (newest_rel, newest_src) = mods
-    full = [{"path": newest_rel, "source": elide(newest_src, budget)}]
-    summary: list[dict[str, str]] = []
-    used = 0
-    for index, (rel, src) in enumerate(reversed(older)):
-        names = names_of_tests(src)
-        shown = ", ".join(names[:25]) + (f" (+{len(names) - 25} more)" if len(names) > 25 else "")
-        entry = {"path": rel, "names": shown or "(no test functions found)"}
-        used += len(rel) + len(entry["names"]) + 4
-        if used > summary_budget:
-            rest = list(reversed(older))[index:]
-            count = sum(len(names_of_tests(s)) for _, s in rest)
-            summary.append({"path": f"{len(rest)} older modules", "names": f"{count} tests, not listed"})
-            break
-        summary.append(entry)
-    return full, list(reversed(summary))
+    rewrite_chars: int = Field(default=12000, ge=200)
+    """Longest parent instruction rewritten whole (a rewrite must see all of it); a longer one gets an addendum."""
 
 
 _DETAIL_KEYS = (
@@ -217,8 +134,22 @@ def _nl(text: str) -> str:
     return text if not text or text.endswith("\n") else text + "\n"
 
 
-def parent_context(parent: Task, discovery: Discovery | None, budgets: PromptBudgets, theme: str) -> dict[str, Any]:
-    """The parts of the parent every stage shows, each within its budget, and the child's theme and tag."""
+def instruction_mode(parent: Task, budgets: PromptBudgets, wanted: InstructionMode) -> InstructionMode:
+    """`wanted`, unless a rewrite would have to see an instruction past its budget: then an addendum."""
+    return "addendum" if len(parent.instruction) > budgets.rewrite_chars else wanted
+
+
+def parent_context(
+    parent: Task,
+    discovery: Discovery | None,
+    budgets: PromptBudgets,
+    theme: str,
+    instruction: InstructionMode = "rewrite",
+) -> dict[str, Any]:
+    """The parts of the parent every stage shows, each within its budget, and the child's theme and tag;
+    `instruction`: how the realign_instruction stage asks for the child's instruction."""
+    mode = instruction_mode(parent, budgets, instruction)
+    whole = parent.instruction.strip()
     full, summary = summarize_tests(parent, budgets.tests_chars, budgets.tests_summary_chars)
     artifacts = discovery.artifacts[: budgets.artifacts] if discovery else []
     more = len(discovery.artifacts) - len(artifacts) if discovery else 0
@@ -241,6 +172,11 @@ def parent_context(parent: Task, discovery: Discovery | None, budgets: PromptBud
         "steps_path": STEPS_PATH,
         "dockerfile_append_path": DOCKERFILE_APPEND_PATH,
         "addendum_path": ADDENDUM_PATH,
+        "instruction_path": INSTRUCTION_PATH,
+        "instruction_mode": mode,
+        # a rewrite needs the instruction whole: shown again where the parent's part above cuts it
+        "instruction_whole": _nl(whole) if mode == "rewrite" and len(whole) > budgets.instruction_chars else "",
+        "rule_checks": RULE_CHECKS,
         "theme": theme,
         "theme_text": theme.replace("-", " "),
         "tag": tag,
@@ -254,13 +190,21 @@ def _solver_budget(budgets: PromptBudgets) -> dict[str, int]:
 
 
 def candidate_context(
-    budgets: PromptBudgets, *, steps: str = "", tests: str = "", addendum: str = "", dockerfile_append: str = ""
-) -> dict[str, str]:
-    """The candidate's own files (what a later stage or a repair is shown), each within its budget."""
+    budgets: PromptBudgets,
+    *,
+    steps: str = "",
+    tests: str = "",
+    addendum: str = "",
+    dockerfile_append: str = "",
+    instruction: str = "",
+) -> dict[str, Any]:
+    """The candidate's own files (what a later stage or a repair is shown), each within its budget;
+    `instruction`: the child's whole instruction where it was rewritten (then `addendum` is "")."""
     return {
         "steps": _nl(elide(steps, budgets.candidate_chars)),
         "tests": _nl(elide(tests, budgets.candidate_chars)),
-        "addendum": _nl(elide(addendum, budgets.candidate_chars)),
+        "addendum": _nl(elide(instruction or addendum, budgets.candidate_chars)),
+        "rewritten": bool(instruction),
         "dockerfile_append": _nl(elide(dockerfile_append, budgets.candidate_chars)),
     }
 
@@ -358,9 +302,10 @@ def stage_contexts(
     tests: str = _SAMPLE_TESTS,
     addendum: str = _SAMPLE_ADDENDUM,
     dockerfile_append: str = "",
+    instruction: InstructionMode = "rewrite",
 ) -> dict[str, dict[str, Any]]:
     """The template context of every stage for one candidate (defaults: a representative 40-line step)."""
-    base = parent_context(parent, discovery, budgets, theme)
+    base = parent_context(parent, discovery, budgets, theme, instruction)
     candidate = candidate_context(
         budgets, steps=steps, tests=tests, addendum=addendum, dockerfile_append=dockerfile_append
     )
@@ -383,11 +328,15 @@ def stage_contexts(
 
 
 def prompt_tokens(
-    parent: Task, discovery: Discovery | None = None, budgets: PromptBudgets | None = None, theme: str = THEMES[0]
+    parent: Task,
+    discovery: Discovery | None = None,
+    budgets: PromptBudgets | None = None,
+    theme: str = THEMES[0],
+    instruction: InstructionMode = "rewrite",
 ) -> dict[str, int]:
     """Approximate prompt tokens (characters / 4, system message included) of each stage for `parent`.
 
     Stages after the first are measured with a representative 40-line candidate step."""
     env = environment()
-    contexts = stage_contexts(parent, discovery, budgets or PromptBudgets(), theme)
+    contexts = stage_contexts(parent, discovery, budgets or PromptBudgets(), theme, instruction=instruction)
     return {stage: approx_tokens(messages(env, stage, contexts[stage])) for stage in STAGES}

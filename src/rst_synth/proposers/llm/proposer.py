@@ -28,8 +28,10 @@ from rst_synth.proposers.llm.parse import Expect, ReplyError, parse_reply
 from rst_synth.proposers.llm.prompts import (
     ADDENDUM_PATH,
     DOCKERFILE_APPEND_PATH,
+    INSTRUCTION_PATH,
     STEPS_PATH,
     THEMES,
+    InstructionMode,
     PromptBudgets,
     candidate_context,
     environment,
@@ -69,6 +71,11 @@ class LLMProposerConfig(BaseModel):
     budgets: PromptBudgets = Field(default_factory=PromptBudgets)
     discover: bool = True
     """Run the parent's solution once to list what it produced (needs discovery)."""
+    instruction: InstructionMode = "rewrite"
+    """"rewrite": the realign_instruction stage rewrites the whole instruction for the new workflow (a
+    parent's instruction past `budgets.rewrite_chars` gets an addendum instead); "addendum": it writes a
+    paragraph appended to the parent's. A reply that sends an addendum where a rewrite was asked is taken
+    as an addendum."""
 
 
 @dataclass
@@ -85,6 +92,8 @@ class _Draft:
     docker: str = ""
     tests: str | None = None
     addendum: str | None = None
+    instruction: str | None = None
+    """The whole rewritten instruction, where the reply gave one instead of an addendum."""
     rejected: Parts | None = None
     """The parts a repair starts from (None for a proposal)."""
     repair_context: dict[str, Any] = field(default_factory=dict)
@@ -137,7 +146,7 @@ class LLMProposer:
 
     async def propose(self, parent: Task, *, seed: int) -> Proposal:
         found = await self.discovery(parent)
-        base = parent_context(parent, found, self.config.budgets, self.theme(parent, seed))
+        base = parent_context(parent, found, self.config.budgets, self.theme(parent, seed), self.config.instruction)
         return await self._guarded(self._extend_flow, _Draft(parent, found, base, seed, Usage()))
 
     async def repair(self, parent: Task, rejected: Proposal, report: ValidationReport, *, attempt: int) -> Proposal:
@@ -146,7 +155,13 @@ class LLMProposer:
         found = await self.discovery(parent)
         parts = parts_of(parent, rejected.task)
         budgets = self.config.budgets
-        base = {**parent_context(parent, found, budgets, parts.theme), "tag": parts.tag, "test_path": parts.test_path}
+        mode: InstructionMode = "rewrite" if parts.instruction else "addendum"
+        base = {
+            **parent_context(parent, found, budgets, parts.theme, mode),
+            "instruction_mode": mode,  # the candidate's own form, whatever the budget would choose now
+            "tag": parts.tag,
+            "test_path": parts.test_path,
+        }
         failure = report.first_failure
         reason = failure.reason if failure else None
         context = {
@@ -157,6 +172,7 @@ class LLMProposer:
                 tests=parts.tests,
                 addendum=parts.addendum,
                 dockerfile_append=parts.dockerfile_append,
+                instruction=parts.instruction,
             ),
             **rejection_context(
                 budgets,
@@ -186,7 +202,7 @@ class LLMProposer:
                 d, "realign_tests", await self._ask("realign_tests", context, self._expected("realign_tests", d), d)
             )
         context.update(candidate_context(budgets, steps=d.steps or "", tests=d.tests or "", dockerfile_append=d.docker))
-        if d.addendum is None:
+        if d.addendum is None and d.instruction is None:
             stage = "realign_instruction"
             self._take(d, stage, await self._ask(stage, context, self._expected(stage, d), d))
         parts = Parts(
@@ -195,6 +211,7 @@ class LLMProposer:
             steps=d.steps or "",
             tests=d.tests or "",
             addendum=d.addendum or "",
+            instruction=d.instruction or "",
             dockerfile_append=d.docker,
         )
         return self._proposal(d.parent, parts, d.found, d.seed, d.usage)
@@ -216,12 +233,13 @@ class LLMProposer:
             ]
         if stage == "realign_tests":
             return [Expect(test_path, "python", accept=tests, new_work=True)]
+        rewrite = d.base["instruction_mode"] == "rewrite"
         if stage == "realign_instruction":
-            return [Expect(ADDENDUM_PATH, "markdown", accept=("*.md",))]
+            return _instruction_expects(rewrite, required=True)
         return [
             Expect(STEPS_PATH, "bash", required=False, accept=("solution/*.sh",), new_work=True),
             Expect(test_path, "python", required=False, accept=tests, new_work=True),
-            Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",)),
+            *_instruction_expects(rewrite, required=False),
             Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
         ]
 
@@ -234,15 +252,23 @@ class LLMProposer:
         elif stage == "realign_tests":
             d.tests = files[d.base["test_path"]]
         elif stage == "realign_instruction":
-            d.addendum = _without_prefix(files[ADDENDUM_PATH], d.parent.instruction)
+            if INSTRUCTION_PATH in files:
+                d.instruction = files[INSTRUCTION_PATH]
+            else:
+                d.addendum = _without_prefix(files[ADDENDUM_PATH], d.parent.instruction)
         else:
             parts = d.rejected
             assert parts is not None
+            text: dict[str, str] = {"addendum": parts.addendum, "instruction": parts.instruction}
+            if INSTRUCTION_PATH in files:  # a whole instruction replaces whichever the candidate had
+                text = {"addendum": "", "instruction": files[INSTRUCTION_PATH]}
+            elif ADDENDUM_PATH in files:
+                text = {"addendum": _without_prefix(files[ADDENDUM_PATH], d.parent.instruction), "instruction": ""}
             d.fixed = parts.model_copy(
                 update={
                     "steps": _without_prefix(files.get(STEPS_PATH, parts.steps), d.parent.solve_sh),
                     "tests": files.get(parts.test_path, parts.tests),
-                    "addendum": _without_prefix(files.get(ADDENDUM_PATH, parts.addendum), d.parent.instruction),
+                    **text,
                     "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
                 }
             )
@@ -331,6 +357,18 @@ class LLMProposer:
         artifacts = [a.path for a in found.artifacts] if found else []
         child = build_child(parent, parts, artifacts)
         return Proposal(task=child, steps=[parts.theme], seed=seed, usage=usage.model_copy())
+
+
+def _instruction_expects(rewrite: bool, *, required: bool) -> list[Expect]:
+    """The instruction's blocks: an addendum (any .md path), required where `required`; for a rewrite,
+    first the whole instruction.md (an unlabelled markdown block too), then an addendum, still taken as one
+    (replies to older prompts), both optional: the caller then asks for either."""
+    if not rewrite:
+        return [Expect(ADDENDUM_PATH, "markdown", required=required, accept=("*.md",))]
+    return [
+        Expect(INSTRUCTION_PATH, "markdown", required=False, accept=("*/instruction.md", "INSTRUCTION.md")),
+        Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",), fallback=True),
+    ]
 
 
 def _without_prefix(text: str, parent_text: str) -> str:

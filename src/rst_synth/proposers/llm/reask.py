@@ -49,7 +49,7 @@ def reask_request(
     """(the files to ask for, the files kept from the replies so far, the chat of the re-ask)."""
     error, expected = unusable.error, unusable.expected
     broken = next((e for e in expected if e.path == error.path), None)
-    asked = [replace(broken, required=True)] if broken else expected
+    asked = [replace(broken, required=True)] if broken else [e for e in expected if not e.fallback] or expected
     kept = unusable.kept
     if broken is not None:
         kept = {**kept, **salvage(unusable.reply, [e for e in expected if e is not broken])}

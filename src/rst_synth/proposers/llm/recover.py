@@ -7,8 +7,10 @@
 2. A block that writes its file instead of being it: what remains after rule 1 is one heredoc
    `cat <<'EOF' > "$path"` ... `EOF` into the named path (or into P itself); the block becomes the
    heredoc's body.
-3. An unfenced reply where one markdown file is expected, and which names a path (`/x`), is taken
-   whole as that file, after trimming chatter: a first paragraph of one line that ends in a colon or opens with
+3. An unfenced reply where only markdown is expected (one file, or either form of an instruction), and
+   which names a path (`/x`), is taken whole as that file (the one its first line names, else the last
+   expected: of an instruction's two forms the addendum, which never loses the parent's text), after
+   trimming chatter: a first paragraph of one line that ends in a colon or opens with
    "Sure"/"Certainly"/"Here is"/"Here's"/"Below is", and a last paragraph of one line that opens with
    "Let me know"/"I hope"/"Hope this"/"Feel free"/"If you"/"Note:"/"This addendum"/"This text".
 """
