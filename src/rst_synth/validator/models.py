@@ -34,6 +34,9 @@ class Check(StrEnum):
     """Each new step is needed: without it the tests fail."""
     MUTATION = "mutation"
     """The tests notice a new output deleted or changed."""
+    SECOND_SOLUTION = "second_solution"
+    """By the engine, with the llm proposer: a second model call writes new steps from the child's
+    instruction and the parent's final state alone, and the child's tests must pass on them."""
     NOVELTY = "novelty"
     """Judged by the engine against every accepted task of the run, not by the validator."""
     SOLVABLE = "solvable"
@@ -50,6 +53,9 @@ QUALITY_CHECKS = (
 )
 """The checks of validator/quality.py, validator/degenerate.py and validator/mutation.py, in the
 order they run."""
+
+PIPELINE_CHECKS = (Check.SECOND_SOLUTION, Check.NOVELTY, Check.SOLVABLE)
+"""The candidate pipeline's own checks (engine/checks.py), after the validator's: never in its report."""
 
 
 class Verdict(StrEnum):
@@ -135,6 +141,11 @@ class Reason(StrEnum):
     """The tests pass with one of the new steps left out."""
     WEAK_TESTS = "weak_tests"
     """A new output can be deleted, or changed by every small edit tried, and the tests still pass."""
+    SECOND_SOLUTION_FAILED = "second_solution_failed"
+    """The child's tests failed on a second solution written from its instruction alone: the instruction
+    is unclear, the tests too strict, or the second solution wrong."""
+    SECOND_SOLUTION_DISPUTED = "second_solution_disputed"
+    """A skip: the repair judged the failed second solution wrong and kept the child unchanged."""
     NEAR_DUPLICATE = "near_duplicate"
     UNSOLVED = "unsolved"
     """No attempt of the solver agent solved the child (with --require-solvable)."""
@@ -156,6 +167,8 @@ class CheckResult(BaseModel):
     """The reward test.sh wrote, where the check ran the verifier."""
     output_tail: str = ""
     """End of the relevant output (solve.sh, test.sh, build log)."""
+    steps: str = ""
+    """The new steps the check itself wrote and ran (second_solution: the second call's); "" for the others."""
 
     @property
     def passed(self) -> bool:
