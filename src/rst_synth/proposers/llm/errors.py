@@ -57,6 +57,8 @@ REPAIR_HINTS: dict[Reason, str] = {
     "that read the parent's outputs and write new files",
     Reason.NO_ASSERTION: "the new test module asserts nothing: every test must assert the exact contents the new "
     "steps produce",
+    Reason.SECOND_SOLUTION_FAILED: "second_solution check: another model, given only the child's instruction and "
+    "the parent's final state, wrote the steps below and the child's tests failed on them: decide why",
     Reason.REPAIR_UNCHANGED: "the last repair sent the rejected files back unchanged: change what the rejection names",
 }
 

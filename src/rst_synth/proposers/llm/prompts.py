@@ -264,9 +264,12 @@ def rejection_context(
     attempt: int,
     hint: str,
     error: str = "",
+    second_steps: str = "",
 ) -> dict[str, Any]:
-    """What a repair is told of the rejection; `error` is the exact error quoted (errors.py)."""
+    """What a repair is told of the rejection; `error` is the exact error quoted (errors.py);
+    `second_steps`, the steps a failed second solution ran (engine/second.py)."""
     return {
+        "second_steps": _nl(elide(second_steps, budgets.candidate_chars)),
         "check": check,
         "reason": reason,
         "detail": detail,

@@ -40,7 +40,7 @@ from rst_synth.proposers.llm.prompts import (
 from rst_synth.proposers.llm.reask import UnusableReply, reask_request
 from rst_synth.task import Task
 from rst_synth.task.shell import without_trailing_exit
-from rst_synth.validator import Reason, ValidationReport
+from rst_synth.validator import Check, Reason, ValidationReport
 
 
 class LLMProposalError(ProposalError):
@@ -167,6 +167,7 @@ class LLMProposer:
                 output_tail=failure.output_tail if failure else "",
                 hint=REPAIR_HINTS.get(reason, "") if reason else "",
                 error=exact_error(failure, rejected.task),
+                second_steps=failure.steps if failure and failure.check is Check.SECOND_SOLUTION else "",
             ),
         }
         draft = _Draft(parent, found, base, rejected.seed, rejected.usage.model_copy(), rejected=parts)
