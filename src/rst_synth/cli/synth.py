@@ -100,6 +100,14 @@ def synth_command(
             help="Reject children the solver solved in more than this share of its attempts (too_easy).",
         ),
     ] = None,
+    second_solution: Annotated[
+        bool | None,
+        typer.Option(
+            "--second-solution/--no-second-solution",
+            help="Check each child the validator accepted by a second solution written from its instruction "
+            "alone (second_solution_failed); on by default with the llm proposer.",
+        ),
+    ] = None,
     no_kept_states: Annotated[
         bool,
         typer.Option(
@@ -142,6 +150,7 @@ def synth_command(
             "require_solvable": require_solvable,
             "max_solve_rate": max_solve_rate,
             "kept_states": False if no_kept_states else None,
+            "second_solution": second_solution,
         }.items()
         if v is not None
     }
@@ -149,6 +158,8 @@ def synth_command(
     config = _config(paths, seeds_dir, given)
     if config.solver_model is None and (config.require_solvable or config.max_solve_rate is not None):
         raise fail("--require-solvable and --max-solve-rate judge by the solver: give --solver-model too")
+    if config.second_solution and config.proposer != "llm":
+        raise fail("--second-solution is written by the llm proposer's model: give --proposer llm too")
     if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
         config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
     own(lock)
