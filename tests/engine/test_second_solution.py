@@ -106,12 +106,15 @@ def test_the_prompt_shows_the_childs_instruction_never_its_steps_or_tests(tmp_pa
     parent = _parent(tmp_path)
     steps = "grep -c SECRET_STEP_MARKER /app/out.txt > /app/count.txt\n"
     tests = "def test_secret():\n    assert open('/app/count.txt').read() == 'SECRET_TEST_MARKER'\n"
-    parts = Parts(theme="reporting", tag="r1", steps=steps, tests=tests, addendum=ADDENDUM)
+    apt = "RUN apt-get update && apt-get install -y --no-install-recommends jq"
+    parts = Parts(theme="reporting", tag="r1", steps=steps, tests=tests, addendum=ADDENDUM, dockerfile_append=apt)
     child = build_child(parent, parts)
     proposer = LLMProposer(None)
     chat = asyncio.run(SecondSolutionWriter(proposer).chat(parent, child))
     system, user = chat[0]["content"], chat[1]["content"]
     assert "## STAGE: second_solution" in user and ADDENDUM.strip() in user
+    assert user.count(parent.instruction.strip()) == 1  # the parent's instruction once, then what the child adds
+    assert "appends these lines" in user and apt in user  # the child's image, which the steps run in
     assert parent.solve_sh.strip() in user  # the parent's final state, as the extend stage shows it
     assert "SECRET_STEP_MARKER" not in user + system and "SECRET_TEST_MARKER" not in user + system
     assert "test_secret" not in user and "tests/test_step_r1.py" not in user

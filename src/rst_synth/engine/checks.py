@@ -1,8 +1,8 @@
 """The candidate pipeline's own checks, after the validator's: the second solution where set
 (engine/second.py), novelty, and solvable where a solver is set. Each is declared once, runs only
 for a child the validator accepted and every check before it passed, and gives its own result; the
-validator's report is never changed. `Acceptance` puts the two
-together where one view is wanted: the store's record of an attempt, the repair prompt, a rejection."""
+validator's report is never changed. `Acceptance` puts the two together where one view is wanted:
+the store's record of an attempt, the repair prompt, a rejection."""
 
 from __future__ import annotations
 

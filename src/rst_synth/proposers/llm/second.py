@@ -30,11 +30,11 @@ class SecondSolution(BaseModel):
 
 
 def second_context(
-    parent: Task, child: Task, budgets: PromptBudgets, discovery: Discovery | None = None, theme: str = ""
+    parent: Task, child: Task, budgets: PromptBudgets, discovery: Discovery | None = None
 ) -> dict[str, Any]:
     """The parent as every stage shows it, the child's instruction (what it adds to the parent's, where
     it starts with it) and the lines its Dockerfile appends; nothing of the child's solution or tests."""
-    base = parent_context(parent, discovery, budgets, theme)
+    base = parent_context(parent, discovery, budgets, theme="")  # no theme: the instruction says what to do
     before, instruction = parent.instruction.strip(), child.instruction.strip()
     added = bool(before) and instruction.startswith(before) and instruction != before
     shown = instruction[len(before) :].strip() if added else instruction
