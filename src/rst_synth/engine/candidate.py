@@ -29,7 +29,8 @@ class CandidateEvents(Protocol):
     """Where a candidate's progress goes as it happens (the engine writes it to the store)."""
 
     def spent(self, stage: str, usage: Usage) -> None:
-        """Model calls made by one stage ("propose", "repair", "failed"), counted once each."""
+        """Model calls made by one stage ("propose", "repair", "failed", and a pipeline check's own:
+        "second"), counted once each."""
 
     def proposed(self) -> None:
         """The first proposal exists."""
@@ -59,9 +60,10 @@ class CandidateOutcome(BaseModel):
     report: ValidationReport | None = None
     """The validator's last report."""
     checks: list[CheckResult] = []
-    """The last results of the pipeline's own checks (novelty, solvable), where they ran."""
+    """The last results of the pipeline's own checks (second solution, novelty, solvable), where they ran."""
     attempts: int = 0
-    """Validations run (the proposal and each repair)."""
+    """Validations run (the proposal and each repair; a disputed second solution's counts, though it
+    reuses the validator's report)."""
     rejection: Rejection | None = None
     judgement: Judgement | None = None
     """The solver's attempts on the accepted child, where a solver ran."""
