@@ -40,6 +40,8 @@ class ScriptedModel:
         if stage == "extend":
             self.current = next(self.counter)
         n = self.current
+        if stage == "second_solution":  # the child's own step, from the text its instruction added (the last)
+            n = int(re.findall(r"repeated (\d+) times", prompt)[-1])
         out = f"/app/report/step{n}.txt"
         replies = {
             "extend": fence(
@@ -54,6 +56,11 @@ class ScriptedModel:
                 f"def test_step{n}_repeats_the_greeting():\n"
                 "    word = Path('/app/out.txt').read_text()\n"
                 f"    assert Path({out!r}).read_text() == word * {n}\n",
+            ),
+            "second_solution": fence(
+                "bash",
+                "solution/steps.sh",
+                f"mkdir -p /app/report\nfor i in $(seq 1 {n}); do cat /app/out.txt; done > {out}\n",
             ),
             "realign_instruction": fence(
                 "markdown",
@@ -96,8 +103,10 @@ def test_two_llm_rounds_with_costs_then_a_dollar_budget(tmp_path: Path) -> None:
         first_requests = len(server.requests)
         stats = json.loads(run_rst("stats", str(run), "--json", env=env).stdout)
         assert [s["accepted"] for s in stats] == [1, 2, 4]
-        assert stats[1]["cost_per_accepted"] == pytest.approx(3 * (1000 * 2 + 200 * 8) / 1e6)
-        assert stats[2]["tokens_per_accepted"] == 3 * 1200 and stats[2]["llm_calls"] == 12
+        # Three stages and the second solution (on by default with the llm proposer), which passed for all.
+        assert stats[1]["cost_per_accepted"] == pytest.approx(4 * (1000 * 2 + 200 * 8) / 1e6)
+        assert stats[2]["tokens_per_accepted"] == 4 * 1200 and stats[2]["llm_calls"] == 16
+        assert [s["second_solution_share"] for s in stats] == [None, 1.0, 1.0]
 
         # The same run again: every round is done, nothing is asked twice.
         again = run_rst("synth", "--out", str(run), env=env)

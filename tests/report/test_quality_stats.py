@@ -53,6 +53,7 @@ def test_rejections_per_quality_check_and_the_median_kill_rate(tmp_path: Path) -
         "parent_outputs": 0,
         "steps": 0,
         "mutation": 2,
+        "tolerance": 0,
     }
     assert stats.median_kill_rate == 0.9  # of 1.0 and 0.8; the task without new outputs has none
     assert stats.pass_rates["mutation"] == 0.6 and stats.pass_rates["redundancy"] == 0.0

@@ -24,7 +24,7 @@ __all__ = [
     "stage_responder",
 ]
 
-STAGES = ("extend", "realign_tests", "realign_instruction", "repair", "reask")
+STAGES = ("extend", "realign_tests", "realign_instruction", "repair", "reask", "second_solution")
 
 GOOD_STEPS = """\
 mkdir -p /app/report

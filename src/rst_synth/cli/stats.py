@@ -25,8 +25,9 @@ def stats_command(
 ) -> None:
     """Per-round statistics of a run.
 
-    Candidates, accepted, yield, pass rate of every check, medians of solution lines, executed
-    commands and oracle time, tokens and cost per accepted task. Where the quality checks ran, a
+    Candidates, accepted, yield, pass rate of every check, the share of candidates whose second
+    solution passed (where it ran), medians of solution lines, executed commands and oracle time,
+    tokens and cost per accepted task. Where the quality checks ran, a
     second table: candidates each rejected, its pass rate, and the median kill rate.
     """
     _, store = open_run(run)

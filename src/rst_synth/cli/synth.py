@@ -110,6 +110,17 @@ def synth_command(
             help="Reject children the solver solved in more than this share of its attempts (too_easy).",
         ),
     ] = None,
+    second_solution: Annotated[
+        bool,
+        typer.Option(
+            "--second-solution",
+            help="Check each child the validator accepted by a second solution written from its instruction "
+            "alone (second_solution_failed); on by default with the llm proposer.",
+        ),
+    ] = False,
+    no_second_solution: Annotated[
+        bool, typer.Option("--no-second-solution", help="Turn the second-solution check off.")
+    ] = False,
     no_kept_states: Annotated[
         bool,
         typer.Option(
@@ -152,13 +163,18 @@ def synth_command(
             "require_solvable": require_solvable,
             "max_solve_rate": max_solve_rate,
             "kept_states": False if no_kept_states else None,
+            "second_solution": True if second_solution else False if no_second_solution else None,
         }.items()
         if v is not None
     }
+    if second_solution and no_second_solution:
+        raise fail("--second-solution and --no-second-solution: give one of them")
     endpoint = endpoint_of(model, base_url, llm_config)
     config = _config(paths, seeds_dir, given)
     if config.solver_model is None and (config.require_solvable or config.max_solve_rate is not None):
         raise fail("--require-solvable and --max-solve-rate judge by the solver: give --solver-model too")
+    if config.second_solution and config.proposer != "llm":
+        raise fail("--second-solution is written by the llm proposer's model: give --proposer llm too")
     if endpoint:  # the key itself is never stored: only the name of its variable, via the config file
         config = config.model_copy(update={"proposer_options": {**config.proposer_options, **endpoint}})
     if instruction is not None:

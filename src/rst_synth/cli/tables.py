@@ -31,11 +31,16 @@ def _num(value: float | None, digits: int = 0) -> str:
 
 
 def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
+    """Per round: counts, yield, each check's pass rate and, where the second solution ran, the share of
+    candidates it passed for ("2nd sol."); then the medians and the spend."""
     table = Table(title=title)
     for column in ("round", "status", "cand.", "acc.", "yield"):
         table.add_column(column, justify="right" if column != "status" else "left")
     for check in CHECKS:
         table.add_column(_CHECK_SHORT.get(check, check), justify="right")
+    second = any(s.second_solution_share is not None for s in stats)
+    if second:
+        table.add_column("2nd sol.", justify="right")
     for column in ("med. lines", "med. cmds", "med. oracle s", "tokens/acc.", "$/acc."):
         table.add_column(column, justify="right")
     for s in stats:
@@ -46,6 +51,7 @@ def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
             str(s.accepted),
             _pct(s.yield_rate),
             *(_pct(s.pass_rates.get(check)) for check in CHECKS),
+            *([_pct(s.second_solution_share)] if second else []),
             _num(s.median_solution_lines, 1),
             _num(s.median_executed_commands, 1),
             _num(s.median_oracle_sec, 2),

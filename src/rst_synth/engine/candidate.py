@@ -1,5 +1,5 @@
 """One candidate, start to end: propose -> validate (the validator through the executor, then the
-pipeline's own checks: novelty, solvable) -> repair, with its usage, figures and lineage. The engine
+pipeline's own checks: second solution, novelty, solvable) -> repair, with its usage, figures and lineage. The engine
 (`rst synth`) and `rst extend` both run candidates through here."""
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ class CandidateEvents(Protocol):
     """Where a candidate's progress goes as it happens (the engine writes it to the store)."""
 
     def spent(self, stage: str, usage: Usage) -> None:
-        """Model calls made by one stage ("propose", "repair", "failed"), counted once each."""
+        """Model calls made by one stage ("propose", "repair", "failed", and a pipeline check's own:
+        "second"), counted once each."""
 
     def proposed(self) -> None:
         """The first proposal exists."""
@@ -59,9 +60,10 @@ class CandidateOutcome(BaseModel):
     report: ValidationReport | None = None
     """The validator's last report."""
     checks: list[CheckResult] = []
-    """The last results of the pipeline's own checks (novelty, solvable), where they ran."""
+    """The last results of the pipeline's own checks (second solution, novelty, solvable), where they ran."""
     attempts: int = 0
-    """Validations run (the proposal and each repair)."""
+    """Validations run (the proposal and each repair; a disputed second solution's counts, though it
+    reuses the validator's report)."""
     rejection: Rejection | None = None
     judgement: Judgement | None = None
     """The solver's attempts on the accepted child, where a solver ran."""
@@ -106,7 +108,8 @@ class CandidatePipeline:
         """Propose a child of `parent` with `seed`, validate it, and spend up to `repairs` more attempts:
         each one repairs the rejected child, or takes the retry a ProposalError offers (the llm
         proposer's re-ask about a malformed reply). A repair that returns the rejected child unchanged
-        is not validated again (`repair_unchanged`). `key`, the candidate's stable id, names each
+        is not validated again (`repair_unchanged`); after a second-solution failure it disputes that
+        solution (`_disputed`). `key`, the candidate's stable id, names each
         validation `<key>/<attempt>` for the executor."""
         events = events or Quiet()
         paid = Usage()  # proposers report usage cumulatively; each stage records only what it added
@@ -127,18 +130,27 @@ class CandidatePipeline:
                 failed = None
                 paid = _spend(events, "propose" if attempt == 0 else "repair", proposal.usage, paid)
                 previous, outcome.proposal = outcome.proposal, proposal
+                unchanged = previous is not None and _same_child(proposal.task, previous.task)
                 if previous is None:
                     events.proposed()
-                elif outcome.report is not None and _same_child(proposal.task, previous.task):
+                elif outcome.report is not None and unchanged:
                     was = rejection_of(outcome.verdict)
-                    outcome.rejection = Rejection(
-                        check=Check.PROPOSE,
-                        reason=Reason.REPAIR_UNCHANGED,
-                        detail=f"repair {attempt} returned the child rejected by {was.check}:{was.reason} unchanged",
-                    )
-                    continue
+                    if was.check is not Check.SECOND_SOLUTION:  # that one the repair may dispute
+                        outcome.rejection = Rejection(
+                            check=Check.PROPOSE,
+                            reason=Reason.REPAIR_UNCHANGED,
+                            detail=f"repair {attempt} returned the child rejected by {was.check}:{was.reason} "
+                            "unchanged",
+                        )
+                        continue
                 outcome.rejection = None
-                acceptance = await self._validate(proposal.task, parent, key=f"{key}/{attempt}" if key else None)
+                if outcome.report is not None and unchanged:
+                    acceptance = await self._disputed(proposal.task, parent, outcome.report, outcome.checks, attempt)
+                else:
+                    acceptance = await self._validate(proposal.task, parent, key=f"{key}/{attempt}" if key else None)
+                for finding in acceptance.findings:
+                    if finding.usage is not None:
+                        _spend(events, finding.stage, finding.usage, Usage())
                 outcome.report, outcome.checks = acceptance.report, [f.result for f in acceptance.findings]
                 outcome.attempts += 1
                 verdict = acceptance.verdict
@@ -177,13 +189,35 @@ class CandidatePipeline:
     async def _validate(self, task: Task, parent: Task | None, *, key: str | None = None) -> Acceptance:
         async with self._validate_slots:
             report = await self.executor.validate(task, parent, key=key)
-        findings: list[Finding] = []
-        if parent is not None and report.accepted:
-            for check in self.checks:  # each only where every check before it passed
-                findings.append(await check.judge(task, parent, report))
-                if not findings[-1].result.passed:
-                    break
+        findings = await self._judge(task, parent, report, []) if parent is not None and report.accepted else []
         return Acceptance(report, findings)
+
+    async def _judge(self, task: Task, parent: Task, report: ValidationReport, found: list[Finding]) -> list[Finding]:
+        """`found`, the findings of the first pipeline checks, then the rest's, each only where no check
+        before it failed (a skip does not stop the next)."""
+        findings = list(found)
+        for check in self.checks[len(findings) :]:
+            if findings and findings[-1].result.verdict in (Verdict.FAIL, Verdict.ERROR):
+                break
+            findings.append(await check.judge(task, parent, report))
+        return findings
+
+    async def _disputed(
+        self, task: Task, parent: Task, report: ValidationReport, checks: list[CheckResult], attempt: int
+    ) -> Acceptance:
+        """The repair returned the child the second solution failed unchanged: it judged the second
+        solution wrong (repair.j2). Its failure becomes a skip and the pipeline's later checks run; the
+        validator's report stands, the child being the same."""
+        *before, failed = checks
+        disputed = failed.model_copy(
+            update={
+                "verdict": Verdict.SKIP,
+                "reason": Reason.SECOND_SOLUTION_DISPUTED,
+                "detail": f"repair {attempt} kept the child: it judged the second solution wrong ({failed.detail})",
+            }
+        )
+        found = [Finding(c) for c in [*before, disputed]]
+        return Acceptance(report, await self._judge(task, parent, report, found))
 
 
 def _same_child(a: Task, b: Task) -> bool:

@@ -1,7 +1,8 @@
-"""The candidate pipeline's own checks, after the validator's: novelty, and solvable where a solver is
-set. Each is declared once, runs only for a child the validator accepted and every check before it
-passed, and gives its own result; the validator's report is never changed. `Acceptance` puts the two
-together where one view is wanted: the store's record of an attempt, the repair prompt, a rejection."""
+"""The candidate pipeline's own checks, after the validator's: the second solution where set
+(engine/second.py), novelty, and solvable where a solver is set. Each is declared once, runs only
+for a child the validator accepted and every check before it passed, and gives its own result; the
+validator's report is never changed. `Acceptance` puts the two together where one view is wanted:
+the store's record of an attempt, the repair prompt, a rejection."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Protocol
 
 from rst_synth.engine.novelty import NoveltyIndex
 from rst_synth.evaluation.solver import Judgement, Solver
+from rst_synth.proposers import Usage
 from rst_synth.task import Task
 from rst_synth.task.limits import realign_limits
 from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Verdict
@@ -18,10 +20,13 @@ from rst_synth.validator import Check, CheckResult, Reason, ValidationReport, Ve
 
 @dataclass(frozen=True)
 class Finding:
-    """What one candidate check found: its result, and the solver's judgement where it ran one."""
+    """What one candidate check found: its result, the solver's judgement where it ran one, and what
+    its model calls cost (`usage`, recorded as `stage`) where it made some."""
 
     result: CheckResult
     judgement: Judgement | None = None
+    usage: Usage | None = None
+    stage: str = ""
 
 
 class CandidateCheck(Protocol):

@@ -56,6 +56,9 @@ class SynthConfig(BaseModel):
     max_solve_rate: float | None = Field(default=None, ge=0, le=1)
     """Reject a child the solver solved in more than this share of its attempts (reason `too_easy`);
     None: no upper bound."""
+    second_solution: bool | None = None
+    """Judge every child the validator accepted by a second solution written from its instruction alone
+    (engine/second.py); needs the llm proposer. None: on with the llm proposer, off with any other."""
     seed: int = 0
     """Seed of every random choice of the run (frontier samples, proposer seeds)."""
     novelty: NoveltyConfig = Field(default_factory=NoveltyConfig)
@@ -70,6 +73,10 @@ class SynthConfig(BaseModel):
         except ValidationError as exc:
             err = exc.errors()[0]
             raise TaskFormatError(path, f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+    @property
+    def second_solution_on(self) -> bool:
+        return self.second_solution if self.second_solution is not None else self.proposer == "llm"
 
     def dump(self, path: Path) -> None:
         data = self.model_dump(mode="json", exclude_none=True)

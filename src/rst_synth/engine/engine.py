@@ -23,6 +23,7 @@ from rst_synth.engine.checks import CandidateCheck, NoveltyCheck, SolvableCheck
 from rst_synth.engine.config import SynthConfig
 from rst_synth.engine.frontier import frontier
 from rst_synth.engine.novelty import NoveltyIndex
+from rst_synth.engine.second import second_solution_check
 from rst_synth.evaluation.evidence import solver_evidence
 from rst_synth.evaluation.runner import attempt_row
 from rst_synth.evaluation.solver import Judgement, Solver
@@ -67,7 +68,8 @@ class Engine:
         self.novelty = NoveltyIndex(config.novelty)
         for task_id, whole, added in store.fingerprints():
             self.novelty.add(task_id, self.novelty.load(whole), self.novelty.load(added))
-        checks: list[CandidateCheck] = [NoveltyCheck(self.novelty, known=lambda name: store.task(name) is not None)]
+        checks: list[CandidateCheck] = [second_solution_check(proposer, validator)] if config.second_solution_on else []
+        checks.append(NoveltyCheck(self.novelty, known=lambda name: store.task(name) is not None))
         if solver is not None:
             checks.append(SolvableCheck(solver))
         self.pipeline = CandidatePipeline(

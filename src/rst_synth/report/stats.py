@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from rst_synth.store import AgentAttemptRow, Store
 from rst_synth.validator.models import QUALITY_CHECKS as _QUALITY
+from rst_synth.validator.models import Check
 
 CHECKS = ("static", "build", "oracle", "nop", "determinism", "parent", "novelty")
 QUALITY_CHECKS = tuple(c.value for c in _QUALITY)
@@ -44,6 +45,9 @@ class RoundStats(BaseModel):
     llm_cache_hits: int = 0
     rejections: dict[str, int] = Field(default_factory=dict)
     """`check:reason` -> candidates rejected for it."""
+    second_solution_share: float | None = None
+    """Of the candidates whose second solution ran (engine/second.py), the share whose second solution
+    passed in one of their attempts; None where it never ran."""
     quality_rejections: dict[str, int] = Field(default_factory=dict)
     """Per quality check: candidates whose final rejection it gave."""
     bookkeeping_share: float | None = None
@@ -62,6 +66,10 @@ def run_stats(store: Store, bookkeeping: frozenset[str] | None = None) -> list[R
     for row in store.check_verdict_counts():  # every round in one query
         verdicts[row["round"]].append(row)
     stats = [_round(store, r, rounds[r], verdicts[r]) for r in sorted(rounds)]
+    second = store.check_candidates(Check.SECOND_SOLUTION.value)
+    for s in stats:
+        ran, passed = second.get(s.round, (0, 0))
+        s.second_solution_share = passed / ran if ran else None
     _step_figures(store, stats, bookkeeping)
     attempts = store.agent_attempts()
     for eval_id in sorted({row.eval_id for row in attempts}):

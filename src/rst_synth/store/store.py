@@ -283,6 +283,19 @@ class Store:
             (round_, round_, round_) if one else (),
         ).fetchall()
 
+    def check_candidates(self, check: str) -> dict[int, tuple[int, int]]:
+        """Per round: (candidates in one of whose attempts `check` ran: passed, failed or erred; those in
+        one of whose attempts it passed), from the attempts' `verdicts` (rows of older versions lack
+        checks this counts)."""
+        rows = self._db.execute(
+            "SELECT a.round AS round, COUNT(DISTINCT a.candidate_id) AS ran,"
+            " COUNT(DISTINCT CASE WHEN j.value = 'pass' THEN a.candidate_id END) AS passed"
+            " FROM attempts a, json_each(a.verdicts) j WHERE a.round IS NOT NULL AND a.verdicts IS NOT NULL"
+            " AND j.key = ? AND j.value IN ('pass', 'fail', 'error') GROUP BY a.round",
+            (check,),
+        ).fetchall()
+        return {row["round"]: (row["ran"], row["passed"]) for row in rows}
+
     def llm_calls(self, round_: int) -> sqlite3.Row:
         row: sqlite3.Row = self._db.execute(
             "SELECT COALESCE(SUM(l.calls), 0) AS calls, COALESCE(SUM(l.cache_hits), 0) AS cache_hits FROM llm_calls l "

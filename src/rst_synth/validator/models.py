@@ -37,6 +37,9 @@ class Check(StrEnum):
     TOLERANCE = "tolerance"
     """The tests accept the outputs written another way their contracts allow, and the services started
     again in an equivalent way (validator/tolerance.py)."""
+    SECOND_SOLUTION = "second_solution"
+    """By the engine, with the llm proposer: a second model call writes new steps from the child's
+    instruction and the parent's final state alone, and the child's tests must pass on them."""
     NOVELTY = "novelty"
     """Judged by the engine against every accepted task of the run, not by the validator."""
     SOLVABLE = "solvable"
@@ -54,6 +57,9 @@ QUALITY_CHECKS = (
 )
 """The checks of validator/quality.py, validator/degenerate.py, validator/mutation.py and
 validator/tolerance.py, in the order they run."""
+
+PIPELINE_CHECKS = (Check.SECOND_SOLUTION, Check.NOVELTY, Check.SOLVABLE)
+"""The candidate pipeline's own checks (engine/checks.py), after the validator's: never in its report."""
 
 
 class Verdict(StrEnum):
@@ -142,6 +148,11 @@ class Reason(StrEnum):
     TESTS_TOO_STRICT = "tests_too_strict"
     """The tests fail on an output written another way its contract allows, or on a service started again in an
     equivalent way (validator/tolerance.py)."""
+    SECOND_SOLUTION_FAILED = "second_solution_failed"
+    """The child's tests failed on a second solution written from its instruction alone: the instruction
+    is unclear, the tests too strict, or the second solution wrong."""
+    SECOND_SOLUTION_DISPUTED = "second_solution_disputed"
+    """A skip: the repair judged the failed second solution wrong and kept the child unchanged."""
     NEAR_DUPLICATE = "near_duplicate"
     UNSOLVED = "unsolved"
     """No attempt of the solver agent solved the child (with --require-solvable)."""
@@ -166,6 +177,8 @@ class CheckResult(BaseModel):
     evidence: SolverEvidence | None = Field(default=None, exclude=True)
     """The solver's attempts behind a `too_easy` result, for the repair prompt; in memory only (the
     solvable check runs on the driver), so a report's JSON is unchanged."""
+    steps: str = ""
+    """The new steps the check itself wrote and ran (second_solution: the second call's); "" for the others."""
 
     @property
     def passed(self) -> bool:

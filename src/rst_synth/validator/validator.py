@@ -15,6 +15,7 @@ from rst_synth.task.metrics import executed_commands, solution_lines
 from rst_synth.validator.degenerate import degenerate_outputs
 from rst_synth.validator.kept import Keeper, Start, keep_state
 from rst_synth.validator.models import (
+    PIPELINE_CHECKS,
     QUALITY_CHECKS,
     Check,
     CheckResult,
@@ -393,7 +394,8 @@ class Validator:
         order: list[Check] = [
             c
             for c in Check
-            if c not in (Check.PROPOSE, Check.NOVELTY, Check.SOLVABLE)  # the engine's
+            if c is not Check.PROPOSE
+            and c not in PIPELINE_CHECKS  # the engine's
             and (c not in QUALITY_CHECKS or c in self._quality_checks())
         ]
         failed = ", ".join(c.check.value for c in report.checks if c.verdict in (Verdict.FAIL, Verdict.ERROR))

@@ -69,6 +69,8 @@ REPAIR_HINTS: dict[Reason, str] = {
     "so the new step teaches it nothing: make the step harder, not only different; e.g. a fault to diagnose "
     "from the outputs, a bound the result must meet, an edge case in the data that a direct command gets "
     "wrong, or a tool that must generalise to inputs the steps do not name; keep it exactly checkable",
+    Reason.SECOND_SOLUTION_FAILED: "second_solution check: another model, given only the child's instruction and "
+    "the parent's final state, wrote the steps below and the child's tests failed on them: decide why",
     Reason.REPAIR_UNCHANGED: "the last repair sent the rejected files back unchanged: change what the rejection names",
 }
 

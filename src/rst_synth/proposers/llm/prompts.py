@@ -220,11 +220,14 @@ def rejection_context(
     hint: str,
     error: str = "",
     evidence: SolverEvidence | None = None,
+    second_steps: str = "",
 ) -> dict[str, Any]:
     """What a repair is told of the rejection; `error` is the exact error quoted (errors.py), `evidence`
-    the solver's attempts behind a too_easy rejection."""
+    the solver's attempts behind a too_easy rejection, `second_steps` the steps a failed second solution
+    ran (engine/second.py)."""
     return {
         "solver": evidence_context(evidence, **_solver_budget(budgets)) if evidence is not None else None,
+        "second_steps": _nl(elide(second_steps, budgets.candidate_chars)),
         "check": check,
         "reason": reason,
         "detail": detail,

@@ -42,7 +42,7 @@ from rst_synth.proposers.llm.prompts import (
 from rst_synth.proposers.llm.reask import UnusableReply, reask_request
 from rst_synth.task import Task
 from rst_synth.task.shell import without_trailing_exit
-from rst_synth.validator import Reason, ValidationReport
+from rst_synth.validator import Check, Reason, ValidationReport
 
 
 class LLMProposalError(ProposalError):
@@ -184,6 +184,7 @@ class LLMProposer:
                 hint=REPAIR_HINTS.get(reason, "") if reason else "",
                 error=exact_error(failure, rejected.task),
                 evidence=failure.evidence if failure else None,
+                second_steps=failure.steps if failure and failure.check is Check.SECOND_SOLUTION else "",
             ),
         }
         draft = _Draft(parent, found, base, rejected.seed, rejected.usage.model_copy(), rejected=parts)
@@ -247,7 +248,7 @@ class LLMProposer:
     def _take(d: _Draft, stage: str, files: dict[str, str]) -> None:
         """Put a stage's parsed files into the draft."""
         if stage == "extend":
-            d.steps = _without_prefix(files[STEPS_PATH], d.parent.solve_sh)
+            d.steps = without_prefix(files[STEPS_PATH], d.parent.solve_sh)
             d.docker = files.get(DOCKERFILE_APPEND_PATH, "")
         elif stage == "realign_tests":
             d.tests = files[d.base["test_path"]]
@@ -255,7 +256,7 @@ class LLMProposer:
             if INSTRUCTION_PATH in files:
                 d.instruction = files[INSTRUCTION_PATH]
             else:
-                d.addendum = _without_prefix(files[ADDENDUM_PATH], d.parent.instruction)
+                d.addendum = without_prefix(files[ADDENDUM_PATH], d.parent.instruction)
         else:
             parts = d.rejected
             assert parts is not None
@@ -263,10 +264,10 @@ class LLMProposer:
             if INSTRUCTION_PATH in files:  # a whole instruction replaces whichever the candidate had
                 text = {"addendum": "", "instruction": files[INSTRUCTION_PATH]}
             elif ADDENDUM_PATH in files:
-                text = {"addendum": _without_prefix(files[ADDENDUM_PATH], d.parent.instruction), "instruction": ""}
+                text = {"addendum": without_prefix(files[ADDENDUM_PATH], d.parent.instruction), "instruction": ""}
             d.fixed = parts.model_copy(
                 update={
-                    "steps": _without_prefix(files.get(STEPS_PATH, parts.steps), d.parent.solve_sh),
+                    "steps": without_prefix(files.get(STEPS_PATH, parts.steps), d.parent.solve_sh),
                     "tests": files.get(parts.test_path, parts.tests),
                     **text,
                     "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
@@ -371,7 +372,7 @@ def _instruction_expects(rewrite: bool, *, required: bool) -> list[Expect]:
     ]
 
 
-def _without_prefix(text: str, parent_text: str) -> str:
+def without_prefix(text: str, parent_text: str) -> str:
     """`text` without the parent's own text in front: a model that repeats the whole solve.sh (or the
     whole instruction) instead of only the new part would otherwise run the parent's work twice."""
     body, prefix = text.strip(), without_trailing_exit(parent_text).strip()
