@@ -39,7 +39,7 @@ def test_build_is_deterministic_and_states_its_rules() -> None:
     step = build()
     assert step == build() and step != build(1)
     compile(step.tests, "t", "exec")
-    for path in (TOOL, OUT, "/app/src/main.c", "/app/src/tally.c", "/app/linkmap/tally/"):
+    for path in (TOOL, OUT, "/app/src/main.c", "/app/src/tally.c", "/tmp/linkmap/tally/"):
         assert f"`{path}`" in step.instruction, path
     assert "gcc -std=c11 -c -O0 -fno-common -fno-builtin -fno-stack-protector -I/app/src" in step.instruction
     for rule in ("`static_candidates`", "`unresolved`", "`main` left out", "exit 2"):
@@ -68,7 +68,7 @@ def test_reference_gives_the_map_generated_projects_were_written_to_give(tmp_pat
 def test_generated_tests_pass_on_the_tool_and_fail_on_a_subtly_wrong_one(
     tmp_path: Path, wrong: tuple[str, str]
 ) -> None:
-    local = LocalStep(build(), tmp_path / "root")
+    local = LocalStep(build(), tmp_path / "root", folders=("/app", "/tmp/linkmap"))
     local_parent(local)
     local.solve()
     report = json.loads(local.path(OUT).read_text())

@@ -69,7 +69,7 @@ def test_build_is_deterministic_and_states_its_rules() -> None:
     step = build()
     assert step == build()
     compile(step.tests, "t", "exec")
-    for path in (TOOL, "/app/project", "/app/release/textstats-next", "/app/release/textstats_bump.json"):
+    for path in (TOOL, "/app/project", "/tmp/release/textstats-next", "/app/release/textstats_bump.json"):
         assert f"`{path}`" in step.instruction, path
     for rule in ("`1.3.0rc1` by `minor` or `patch` gives `1.3.0`", "`src/MODULE/__init__.py`", "exit 2"):
         assert rule in step.instruction, rule
@@ -124,12 +124,12 @@ def test_reference_skips_the_decoys(tmp_path: Path) -> None:
 def test_generated_tests_pass_on_the_tool_and_fail_on_a_subtly_wrong_one(
     tmp_path: Path, wrong: tuple[str, str]
 ) -> None:
-    local = LocalStep(build(), tmp_path / "root")
+    local = LocalStep(build(), tmp_path / "root", folders=("/app", "/tmp/release"))
     local.put("/app/project/pyproject.toml", DYNAMIC)
     local.put("/app/project/textstats.py", MODULE)
     local.solve()
     assert local.path("/app/project/textstats.py").read_text() == MODULE  # the copy is bumped, not the project
-    assert '__version__ = "0.3.0"' not in local.path("/app/release/textstats-next/textstats.py").read_text()
+    assert '__version__ = "0.3.0"' not in local.path("/tmp/release/textstats-next/textstats.py").read_text()
     assert len(local.run_tests(tmp_path / "t")) == 3
     tool = local.path(TOOL)
     source = tool.read_text()

@@ -13,7 +13,7 @@ from rst_synth.proposers.procedural.operator import Step, StepContext, q, regist
 from rst_synth.proposers.procedural.operators.compiled.project import CompiledOperator, c_project, folder_for
 from rst_synth.proposers.procedural.operators.compiled.shipped import link_map
 from rst_synth.proposers.procedural.operators.kit.families import ToolOperator
-from rst_synth.proposers.procedural.operators.kit.workflow import tool_path
+from rst_synth.proposers.procedural.operators.kit.workflow import fresh_path, tool_path
 from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render
 
@@ -39,7 +39,8 @@ class CLinkMap(ToolOperator, CompiledOperator):
         assert project is not None  # applies() checked it
         folder = folder_for(ctx.discovery, ctx.taken_paths, "linkmap")
         tool = tool_path(ctx, artifact, "link_map")
-        objects, out = f"{folder}/{project.name}", f"{folder}/{project.name}_map.json"
+        # The objects are scratch outside the scanned folders: the map is the deliverable, its tests compile their own.
+        objects, out = fresh_path(ctx, "/tmp/linkmap", project.name), f"{folder}/{project.name}_map.json"
         sources = [project.main, *project.sources]
         params: dict[str, Any] = {
             "TOOL": tool,

@@ -65,11 +65,12 @@ class PythonVersionBump(ToolOperator):
         root = work_root(ctx.discovery)
         part = ctx.rng.choice(version_bump.PARTS)
         tool = tool_path(ctx, artifact, "version_bump")
-        copy = fresh_path(ctx, f"{root}/release", f"{name.lower()}-next")
+        # The copy is scratch space outside the scanned folders: its files are the project's, unchanged but one.
+        copy = fresh_path(ctx, "/tmp/release", f"{name.lower()}-next")
         out = fresh_path(ctx, f"{root}/release", f"{name.lower()}_bump.json")
         params: dict[str, Any] = {"TOOL": tool, "PROJECT": artifact.directory, "COPY": copy, "PART": part}
         params.update(OUT=out, SEED=ctx.rng.randrange(10**6))
-        run = f"cp -a {q(artifact.directory)} {q(copy)}\n{q(tool)} {q(copy)} {part} > {q(out)}"
+        run = f"mkdir -p /tmp/release\ncp -a {q(artifact.directory)} {q(copy)}\n{q(tool)} {q(copy)} {part} > {q(out)}"
         solution = self.tool_solution(tool, render(version_bump, ["main"]), "sys.exit(main(sys.argv))", run, out)
         tests = render(
             version_bump,
