@@ -97,7 +97,7 @@ BY_POSITION = 'argv[:2] == [b"python3", b"serve.py"]'
 ANYWHERE = 'any(a.rsplit(b"/", 1)[-1] == b"serve.py" for a in argv)'
 
 
-def check_service(match: str, root: Path, memory: bool = False) -> CheckResult:
+def check_service(match: str, root: Path, memory: bool = False, restartable: bool | None = None) -> CheckResult:
     """`memory`: the service answers "up" only once the work PUT it there, so a restart loses it."""
     task = quality.parent(root)  # declares no contract: the server script is compared by its bytes
     server = SERVER.replace("MEMORY", "memory" if memory else "files")
@@ -123,7 +123,7 @@ def check_service(match: str, root: Path, memory: bool = False) -> CheckResult:
             assert (await box.exec(f'python3 -c "{put}"', timeout=30)).ok
             assert (await box.exec("bash /tests/test.sh && grep -qx 1 /logs/verifier/reward.txt", timeout=60)).ok
             outputs = {"/app/serve.py": FileDigest(size=len(server), sha256="")}
-            return await tolerance(box, task, outputs, verify_timeout=60)
+            return await tolerance(box, task, outputs, verify_timeout=60, restartable=restartable)
 
     return run_async(work)
 
@@ -147,4 +147,12 @@ def test_a_service_that_keeps_its_data_in_memory_is_judged_by_the_tests_source(t
         assert (result.verdict, result.reason) == (Verdict.FAIL, Reason.TESTS_TOO_STRICT), result
         assert "keeps its data in memory" in result.detail and "position of an argument" in result.detail
     else:
-        assert result.passed and "not judged" in result.detail, result
+        assert result.passed and "not started again" in result.detail, result
+
+
+def test_services_known_not_to_survive_a_restart_are_left_running_and_judged_by_the_source(tmp_path: Path) -> None:
+    """What the validator passes where the parent's kept state, its services restarted, did not prove."""
+    result = check_service(BY_POSITION, tmp_path, memory=True, restartable=False)
+    assert (result.verdict, result.reason) == (Verdict.FAIL, Reason.TESTS_TOO_STRICT), result
+    assert "keeps its data in memory" in result.detail
+    assert check_service(ANYWHERE, tmp_path / "b", memory=True, restartable=False).passed

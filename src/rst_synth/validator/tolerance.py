@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 
 from rst_synth.harness import read_reward
 from rst_synth.sandbox import Container, FileState
-from rst_synth.task import Task, TaskPaths
+from rst_synth.task import OutputContract, Task, TaskPaths
 from rst_synth.validator.contracts import contract_by_type, declared_contracts, rewritten
 from rst_synth.validator.models import Check, CheckResult, Reason, Verdict
 from rst_synth.validator.mutation import new_modules
@@ -43,9 +43,18 @@ class Rewrite:
 
 
 async def tolerance(
-    box: Container, task: Task, outputs: FileState, *, verify_timeout: float, quick: str | None = None
+    box: Container,
+    task: Task,
+    outputs: FileState,
+    *,
+    verify_timeout: float,
+    quick: str | None = None,
+    restartable: bool | None = None,
 ) -> CheckResult:
-    """Run the check (module docstring) in `box`, the oracle's container, whose tests passed."""
+    """Run the check (module docstring) in `box`, the oracle's container, whose tests passed. `restartable`
+    False: the lineage's services are known not to pass once started again (the parent's kept state, its
+    services restarted, did not prove: data kept in memory), so they are left running and judged by the
+    tests' source alone."""
     declared = declared_contracts(task)
     rewrites = []
     for path in sorted(outputs):
@@ -69,10 +78,12 @@ async def tolerance(
         return _result(Verdict.ERROR, "could not write the outputs another way", Reason.SANDBOX_ERROR)
     done = [f"{r.path}: {r.what}" for r in rewrites]
     tests = _Tests(box, verify_timeout, task)
-    if not services.services:
-        if await tests.pass_(quick):
-            return _result(Verdict.PASS, "the tests accept " + listed(done))
-        return tests.failed("the tests reject outputs written another allowed way: " + listed(done))
+    if not services.services or restartable is False:
+        if rewrites and not await tests.pass_(quick):
+            return tests.failed("the tests reject outputs written another allowed way: " + listed(done))
+        if services.services:
+            return _in_memory(tests, task, declared, done)
+        return _result(Verdict.PASS, "the tests accept " + listed(done))
     lines = [await _another_way(box, s) for s in services.services]
     started = [line for line, _ in lines]
     done += [f"service started as `{shown}`" for _, shown in lines]
@@ -86,13 +97,17 @@ async def tolerance(
     restored = rewrites and (await box.exec(" && ".join(restore), timeout=120)).ok
     if restored and await tests.pass_():
         return tests.failed("the tests reject outputs written another allowed way: " + listed(done[: len(rewrites)]))
-    # A service that keeps its data in memory cannot be started again: what the tests' source shows decides.
+    return _in_memory(tests, task, declared, [])
+
+
+def _in_memory(tests: _Tests, task: Task, declared: dict[str, OutputContract], done: list[str]) -> CheckResult:
+    """A service that keeps its data in memory cannot be started again: what the tests' source shows decides."""
     modules = {path: text.encode() for path, text in new_modules(task).items()}
     found = [d for d in open_details(modules, declared) if "position of an argument" in d]
     if found:
         return tests.failed(f"a service that keeps its data in memory, found by the tests {listed(found, 200)}")
-    detail = "the services do not pass again once restarted as they ran (data kept in memory): not judged"
-    return _result(Verdict.PASS, detail)
+    accepted = f"the tests accept {listed(done)}; " if done else ""
+    return _result(Verdict.PASS, accepted + "the services keep data in memory (a restart loses it): not started again")
 
 
 def _result(verdict: Verdict, detail: str, reason: Reason = Reason.OK) -> CheckResult:

@@ -362,8 +362,11 @@ class Validator:
             if not self.config.tolerance:
                 return [edited]
             async with self._slots:
+                # A parent's kept state whose restarted services did not prove loses data on a restart.
+                restartable = start.proven if start.services else None
                 accepts = await timed(
-                    Check.TOLERANCE, lambda: tolerance(box, task, outputs, verify_timeout=timeout, quick=quick)
+                    Check.TOLERANCE,
+                    lambda: tolerance(box, task, outputs, verify_timeout=timeout, quick=quick, restartable=restartable),
                 )
             return [edited, accepts]
 
