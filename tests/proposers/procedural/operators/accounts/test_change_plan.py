@@ -7,9 +7,9 @@ state."""
 from __future__ import annotations
 
 import json
-import shutil
 import random
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -100,7 +100,14 @@ def test_plan_rules(tmp_path: Path) -> None:
             "actions": [
                 {"action": "add_group", "group": "audit", "gid": 404},
                 {"action": "set_gid", "group": "vpn", "gid": 403},
-                {"action": "add_user", "user": "bo", "uid": 3002, "primary": "beta", "groups": [], "comment": "Bo Chen"},
+                {
+                    "action": "add_user",
+                    "user": "bo",
+                    "uid": 3002,
+                    "primary": "beta",
+                    "groups": [],
+                    "comment": "Bo Chen",
+                },
                 {"action": "remove_user", "user": "cyd"},
                 {"action": "set_primary", "user": "dee", "group": "beta"},
                 {"action": "set_comment", "user": "dee", "comment": "Dee Dee"},

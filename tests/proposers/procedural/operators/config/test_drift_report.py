@@ -65,9 +65,11 @@ def test_generated_tests_pass_on_the_tool_and_fail_on_subtly_wrong_ones(tmp_path
         failed(outcomes(step, tmp_path / "loose", files=files, solution=loose))
     )
     nested = 'found.update(flat(value, prefix + key + "."))'
-    whole = step.solution.replace(nested, f'found.update({{prefix + key: value}} if prefix else flat(value, key + "."))')
+    whole = step.solution.replace(nested, 'found.update({prefix + key: value} if prefix else flat(value, key + "."))')
     assert whole != step.solution  # a nested table compared whole: a missing one is one path, not its values
-    assert "test_r3s1_tool_on_fresh_snapshots" in failed(outcomes(step, tmp_path / "whole", files=files, solution=whole))
+    assert "test_r3s1_tool_on_fresh_snapshots" in failed(
+        outcomes(step, tmp_path / "whole", files=files, solution=whole)
+    )
 
 
 @pytest.mark.docker

@@ -136,7 +136,7 @@ class ConfigRulesCheck(ToolOperator):
             "table's path, `.`, and its name) and any of these checks: `required` (a boolean: when true, a path the "
             "file lacks breaks `required`; a rule whose path is absent checks nothing else), `min` and `max` (numbers: "
             "the value must be an integer or a float, never a boolean, at least `min` / at most `max`), `one_of` (an "
-            "array: the value must be the same as one item, same type and value, so `1`, `1.0`, `true` and `\"1\"` "
+            'array: the value must be the same as one item, same type and value, so `1`, `1.0`, `true` and `"1"` '
             "all differ; arrays and tables compare item by item), and `pattern` (a Python regular expression the "
             "value, a string, must match as a whole, as `re.fullmatch` does). A value that fails a check breaks "
             "that check: a string under `min` breaks `min`, a number under `pattern` breaks `pattern`. The tool "

@@ -88,6 +88,8 @@ def main(argv: list[str]) -> int:
 
 def bent(rng: random.Random, value: Any) -> Any:
     """A value a hand edit leaves behind: often equal in Python's eyes but of another type."""
+    if value is None:
+        return rng.choice([0, "", False])
     if isinstance(value, bool):
         return rng.choice([int(value), not value, str(value).lower()])
     if isinstance(value, int):
