@@ -78,9 +78,10 @@ class AccountsStorageRepair(Operator):
         checks = [n for n in dir(shipped) if n.startswith("test_")]
         tests = render(shipped, checks, tag=ctx.tag, PLANTED=planted, **params)
         named = ", ".join(f"`{SHARED}/{team}`" for team in teams)
+        restored = ", ".join(f"`{path}`" for path in sorted(planted))  # the entries the tests check, by path
         instruction = (
             f"The teams' shared folders were restored from the old file server's backup, which lost their "
-            f"ownership and modes: what it restored is below {named}. Repair every folder and file below "
+            f"ownership and modes: what it restored is below {named} ({restored}). Repair every folder and file below "
             f"`{SHARED}/<team>` for every team with an `active` member in `{artifact.path}` (the entries inside "
             "the team folder, not the team folder itself; every entry there is a folder or a regular file) so "
             f"that: its group is the team's group (its GID in `{groups_artifact.path}`); its owner stays, unless "

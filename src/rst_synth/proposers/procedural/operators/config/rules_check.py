@@ -107,6 +107,13 @@ class ConfigRulesCheck(ToolOperator):
         rules += [{"path": path, "required": True} for path in required]
         node, key = _node(candidate, dropped)
         del node[key]
+        # What the rollout is for: a change no rule covers, which the repair keeps (so it is not the baseline again).
+        wave = next(
+            f"rollout{n}" if n else "rollout"
+            for n in range(len(doc) + 1)
+            if (f"rollout{n}" if n else "rollout") not in doc
+        )
+        candidate[wave] = {"wave": rng.randint(2, 9), "owner": rng.choice(["platform", "payments", "search"])}
         rng.shuffle(rules)
         ext = doc_ext(artifact)
         rules_path = fresh_path(ctx, planted_dir(ctx), "rules.toml")
