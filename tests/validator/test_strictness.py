@@ -12,6 +12,7 @@ PARSED_JSON = (
     b'    assert json.loads(Path("/app/t.json").read_text()) == {}\n'
 )
 BY_POSITION = b"def find(argv):\n    return argv[:2] == ['python3', 'kvd.py'] or argv[1] == 'kvd.py'\n"
+IN_THE_FIRST_TWO = b"def runs(argv, program):\n    return program in argv[:2]\n"  # the helper that failed `python3 -u`
 ANYWHERE = b"def find(argv):\n    return any(a.endswith('kvd.py') for a in argv) and argv[0]\n"
 
 
@@ -31,3 +32,5 @@ def test_a_process_found_by_the_position_of_an_argument_is_named() -> None:
     found = open_details({"tests/test_kv.py": BY_POSITION}, {})
     assert found == ["test_kv.py finds a process by the position of an argument (line 2)"]
     assert open_details({"tests/test_kv.py": ANYWHERE}, {}) == []
+    found = open_details({"tests/test_kv.py": IN_THE_FIRST_TWO}, {})
+    assert found == ["test_kv.py finds a process by the position of an argument (line 2)"]

@@ -30,11 +30,18 @@ def open_details(modules: dict[str, bytes], contracts: dict[str, OutputContract]
         except (SyntaxError, ValueError):
             continue
         name = rel.rsplit("/", 1)[-1]
+        # A tool's entry point reads its own arguments by position: `main(argv)` is no process lookup.
+        entry = {
+            id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "main" for n in ast.walk(f)
+        }
         for node in ast.walk(tree):
-            if not isinstance(node, ast.Compare) or not any(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops):
+            if id(node) in entry:
                 continue
-            for side in (node.left, *node.comparators):
-                path = _whole_text_of(side)
+            if not isinstance(node, ast.Compare):
+                continue
+            equality = any(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
+            for side in (node.left, *node.comparators):  # `argv[1] == ...` and `name in argv[:2]` alike
+                path = _whole_text_of(side) if equality else None
                 if path is not None and _layout_free(path, contracts):
                     found.append(f"{name} compares the whole text of {path}, whose layout is free")
                 if isinstance(side, ast.Subscript) and _by_position(side):  # a tool's own `argv[1]` is no match
