@@ -219,6 +219,16 @@ def test_a_header_only_output_rejects_the_child_before_the_costly_checks(tmp_pat
     assert [c.check for c in report.checks][-len(QUALITY_CHECKS) :] == list(QUALITY_CHECKS)
 
 
+def test_with_every_failure_the_costly_checks_still_run(tmp_path: Path) -> None:
+    """For a repair that reads the whole report: the steps, mutation and tolerance checks still run."""
+    child, parent = quality.degenerate(tmp_path)
+    report = validate(child, parent, every_failure=True)
+    assert report.first_failure is not None and report.first_failure.check is Check.DEGENERATE
+    ran = [report.result_of(c.value) for c in (Check.STEPS, Check.MUTATION, Check.TOLERANCE)]
+    assert all(r.reason is not Reason.EARLIER_CHECK_FAILED for r in ran), ran
+    assert report.figures.kill_rate is not None
+
+
 def test_without_the_quality_checks_a_degenerate_child_is_accepted(tmp_path: Path) -> None:
     child, parent = quality.degenerate(tmp_path)
     report = validate(child, parent, quality=False)

@@ -246,6 +246,43 @@ def test_a_repair_after_a_degenerate_output_names_the_path_and_what_to_change(tm
     assert "/app/report/upper.csv:\nword,count\n" in prompt  # the output as the validator read it
 
 
+def test_a_rejection_lists_every_failing_check_in_one_repair_prompt(tmp_path: Path) -> None:
+    """The validator ran on past the first failure (every_failure): the repair is told of both problems."""
+    parent = small_parent(tmp_path)
+    gap = CheckResult(
+        check=Check.INSTRUCTION_PATHS,
+        verdict=Verdict.FAIL,
+        reason=Reason.INSTRUCTION_GAP,
+        detail="/app/report/extra.txt is read by tests/test_step_r1s1.py but the instruction never names it",
+    )
+    weak = CheckResult(
+        check=Check.MUTATION,
+        verdict=Verdict.FAIL,
+        reason=Reason.WEAK_TESTS,
+        detail="the tests still pass with /app/report/size.txt deleted",
+    )
+    skipped = CheckResult(check=Check.NOVELTY, verdict=Verdict.SKIP, reason=Reason.EARLIER_CHECK_FAILED)
+    report = ValidationReport(
+        task="x", checks=[CheckResult(check=Check.ORACLE, verdict=Verdict.PASS, reason=Reason.OK), gap, weak, skipped]
+    )
+    with FakeOpenAI() as server:
+        server.responder = stage_responder(good_replies())
+
+        async def work() -> None:
+            proposer = make_proposer_for(server, tmp_path / "cache")
+            try:
+                await proposer.repair(parent, await proposer.propose(parent, seed=4), report, attempt=1)
+            finally:
+                await proposer.llm().close()
+
+        asyncio.run(work())
+    prompt = server.requests[-1]["messages"][-1]["content"]
+    assert "- check: instruction_paths" in prompt and "/app/report/extra.txt is read by" in prompt
+    assert "Other checks failed on the same candidate" in prompt
+    assert "- check mutation, reason weak_tests: the tests still pass with /app/report/size.txt deleted" in prompt
+    assert REPAIR_HINTS[Reason.WEAK_TESTS] in prompt and "check novelty" not in prompt
+
+
 def test_repair_with_nothing_usable_is_a_proposal_error(tmp_path: Path) -> None:
     parent = small_parent(tmp_path)
     replies = {**good_replies(), "repair": "I am not sure what went wrong."}

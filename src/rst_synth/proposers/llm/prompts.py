@@ -221,11 +221,14 @@ def rejection_context(
     error: str = "",
     evidence: SolverEvidence | None = None,
     second_steps: str = "",
+    also: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     """What a repair is told of the rejection; `error` is the exact error quoted (errors.py), `evidence`
     the solver's attempts behind a too_easy rejection, `second_steps` the steps a failed second solution
-    ran (engine/second.py)."""
+    ran (engine/second.py), `also` the other checks that failed (check, reason, detail, hint), so that one
+    repair can fix every problem."""
     return {
+        "also": also or [],
         "solver": evidence_context(evidence, **_solver_budget(budgets)) if evidence is not None else None,
         "second_steps": _nl(elide(second_steps, budgets.candidate_chars)),
         "check": check,

@@ -42,7 +42,7 @@ from rst_synth.proposers.llm.prompts import (
 from rst_synth.proposers.llm.reask import UnusableReply, reask_request
 from rst_synth.task import Task
 from rst_synth.task.shell import without_trailing_exit
-from rst_synth.validator import Check, Reason, ValidationReport
+from rst_synth.validator import Check, Reason, ValidationReport, Verdict
 
 
 class LLMProposalError(ProposalError):
@@ -164,6 +164,16 @@ class LLMProposer:
         }
         failure = report.first_failure
         reason = failure.reason if failure else None
+        also = [
+            {
+                "check": c.check.value,
+                "reason": c.reason.value,
+                "detail": c.detail,
+                "hint": REPAIR_HINTS.get(c.reason, ""),
+            }
+            for c in report.checks
+            if c.verdict in (Verdict.FAIL, Verdict.ERROR) and c is not failure
+        ]
         context = {
             **base,
             **candidate_context(
@@ -185,6 +195,7 @@ class LLMProposer:
                 error=exact_error(failure, rejected.task),
                 evidence=failure.evidence if failure else None,
                 second_steps=failure.steps if failure and failure.check is Check.SECOND_SOLUTION else "",
+                also=also,
             ),
         }
         draft = _Draft(parent, found, base, rejected.seed, rejected.usage.model_copy(), rejected=parts)
