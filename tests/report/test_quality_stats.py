@@ -87,3 +87,16 @@ def test_a_store_without_the_kill_rate_column_gains_it(tmp_path: Path) -> None:
     )
     store.finish_round(1)
     assert run_stats(store)[0].median_kill_rate == 0.5
+
+
+def test_tokens_per_accepted_task_by_stage(tmp_path: Path) -> None:
+    store = _run(tmp_path)
+    store.record_llm_calls("ok0", "propose", 3, 0, 9000, 3000, 0.0)
+    store.record_llm_calls("ok1", "propose", 3, 1, 6000, 3000, 0.0)
+    store.record_llm_calls("ok1", "second", 1, 0, 2400, 600, 0.0)
+    store.record_llm_calls("bad0", "repair", 1, 0, 1500, 1500, 0.0)
+    [stats] = run_stats(store)
+    assert stats.stage_tokens_per_accepted == {"propose": 7000.0, "repair": 1000.0, "second": 1000.0}
+    store.close()
+    shown = CliRunner().invoke(app, ["stats", str(tmp_path)]).output
+    assert "tokens per accepted task, by stage" in shown and "7000" in shown

@@ -10,7 +10,7 @@ import typer
 
 from rst_synth.cli.common import console, open_run
 from rst_synth.cli.options import RunDir
-from rst_synth.cli.tables import print_evals, quality_table, stats_table, steps_table
+from rst_synth.cli.tables import print_evals, quality_table, stage_table, stats_table, steps_table
 from rst_synth.proposers.procedural.library import bookkeeping_operators
 from rst_synth.report import QUALITY_CHECKS, run_stats
 from rst_synth.report.plot import plot_rounds
@@ -46,6 +46,8 @@ def stats_command(
         console.print(steps_table(stats))
     if any(s.pass_rates.get(c) is not None for s in stats for c in QUALITY_CHECKS):
         console.print(quality_table(stats))
+    if any(s.stage_tokens_per_accepted for s in stats):
+        console.print(stage_table(stats))
     print_evals(evals)
     if plot is not None:
         console.print(f"plot: {plot}")

@@ -61,6 +61,19 @@ def stats_table(stats: list[RoundStats], title: str = "rounds") -> Table:
     return table
 
 
+def stage_table(stats: list[RoundStats], title: str = "tokens per accepted task, by stage") -> Table:
+    """Per round: the model tokens per accepted task each candidate stage spent (propose, repair, the
+    second solution, attempts that made no candidate)."""
+    stages = sorted({k for s in stats for k in s.stage_tokens_per_accepted})
+    table = Table(title=title)
+    table.add_column("round", justify="right")
+    for stage in stages:
+        table.add_column(stage, justify="right")
+    for s in stats:
+        table.add_row(str(s.round), *(_num(s.stage_tokens_per_accepted.get(k)) for k in stages))
+    return table
+
+
 def quality_table(stats: list[RoundStats], title: str = "quality checks") -> Table:
     """Per round and quality check: candidates it rejected, and its pass rate over the attempts it
     ran in; then the median kill rate of the accepted tasks."""

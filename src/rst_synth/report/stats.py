@@ -40,6 +40,8 @@ class RoundStats(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     tokens_per_accepted: float | None = None
+    stage_tokens_per_accepted: dict[str, float] = Field(default_factory=dict)
+    """Tokens per accepted task by the stage that spent them (propose, repair, second, failed)."""
     cost_per_accepted: float | None = None
     llm_calls: int = 0
     llm_cache_hits: int = 0
@@ -169,6 +171,7 @@ def _round(store: Store, round_: int, row: sqlite3.Row, verdicts: list[sqlite3.R
     }
     if stats.accepted:
         stats.tokens_per_accepted = (stats.tokens_in + stats.tokens_out) / stats.accepted
+        stats.stage_tokens_per_accepted = {k: n / stats.accepted for k, n in store.stage_tokens(round_).items()}
         stats.cost_per_accepted = stats.cost_usd / stats.accepted
     calls = store.llm_calls(round_)
     stats.llm_calls, stats.llm_cache_hits = calls["calls"], calls["cache_hits"]

@@ -296,6 +296,16 @@ class Store:
         ).fetchall()
         return {row["round"]: (row["ran"], row["passed"]) for row in rows}
 
+    def stage_tokens(self, round_: int) -> dict[str, int]:
+        """A round's model tokens (in and out) by the candidate stage that spent them: propose, repair,
+        second (the second solution), failed (calls of an attempt that made no candidate)."""
+        rows = self._db.execute(
+            "SELECT l.stage AS stage, SUM(l.tokens_in + l.tokens_out) AS tokens FROM llm_calls l "
+            "JOIN candidates c ON c.id = l.candidate_id WHERE c.round = ? GROUP BY l.stage ORDER BY l.stage",
+            (round_,),
+        ).fetchall()
+        return {row["stage"]: int(row["tokens"] or 0) for row in rows if row["tokens"]}
+
     def llm_calls(self, round_: int) -> sqlite3.Row:
         row: sqlite3.Row = self._db.execute(
             "SELECT COALESCE(SUM(l.calls), 0) AS calls, COALESCE(SUM(l.cache_hits), 0) AS cache_hits FROM llm_calls l "
