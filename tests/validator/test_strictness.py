@@ -12,7 +12,9 @@ PARSED_JSON = (
     b'    assert json.loads(Path("/app/t.json").read_text()) == {}\n'
 )
 BY_POSITION = b"def find(argv):\n    return argv[:2] == ['python3', 'kvd.py'] or argv[1] == 'kvd.py'\n"
-IN_THE_FIRST_TWO = b"def runs(argv, program):\n    return program in argv[:2]\n"  # the helper that failed `python3 -u`
+IN_THE_FIRST_TWO = (
+    b"def runs(pid, program):\n    return program in argv_of(pid)[:2]\n"  # the helper that failed `python3 -u`
+)
 ANYWHERE = b"def find(argv):\n    return any(a.endswith('kvd.py') for a in argv) and argv[0]\n"
 
 

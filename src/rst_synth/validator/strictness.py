@@ -72,6 +72,8 @@ def _by_position(node: ast.Subscript) -> bool:
     value = node.value
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "split":
         value = value.func.value
+    if isinstance(value, ast.Call):  # `argv_of(pid)[:2]`: a helper that reads a command line
+        value = value.func
     if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "sys":
         return False  # a tool reading its own arguments
     named = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""

@@ -104,8 +104,8 @@ def _in_memory(tests: _Tests, task: Task, declared: dict[str, OutputContract], d
     """A service that keeps its data in memory cannot be started again: what the tests' source shows decides."""
     modules = {path: text.encode() for path, text in new_modules(task).items()}
     found = [d for d in open_details(modules, declared) if "position of an argument" in d]
-    if found:
-        return tests.failed(f"a service that keeps its data in memory, found by the tests {listed(found, 200)}")
+    if found:  # `failed` names where
+        return tests.failed("the tests find a service that keeps its data in memory by the position of an argument")
     accepted = f"the tests accept {listed(done)}; " if done else ""
     return _result(Verdict.PASS, accepted + "the services keep data in memory (a restart loses it): not started again")
 
