@@ -63,9 +63,10 @@ def test_build_is_deterministic_and_plants_every_fault() -> None:
     planted = {path: owner for owner, path in re.findall(r"chown (\d+:\d+) (\S+) && chmod \d+", step.dockerfile)}
     assert len(planted) == 7 and {p.split("/")[3] for p in planted} <= {"analytics", "platform", "support"}
     assert any(owner.startswith("2005:") or owner.startswith("2009:") for owner in planted.values())  # a leaver's
-    assert "chmod 4755" in step.dockerfile and [a.path for a in step.produces] == [
-        "/app/audit/shared_storage_repairs.csv"
-    ]
+    assert "chmod 4755" in step.dockerfile and step.produces[0].path == "/app/audit/shared_storage_repairs.csv"
+    files = {p for p, owner in planted.items() if f"{p}/" not in step.dockerfile}  # the entries that are files
+    assert {a.path for a in step.produces[1:]} <= set(planted) and all(a.end_result for a in step.produces)
+    assert len(step.produces) > 1 and files
 
 
 def test_generated_tests_pass_on_the_repair_and_fail_on_subtly_wrong_ones(tmp_path: Path) -> None:
