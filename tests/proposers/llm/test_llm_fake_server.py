@@ -217,6 +217,23 @@ def test_repair_shows_the_rejection_and_keeps_what_it_does_not_replace(tmp_path:
     assert fixed.usage.calls == 4 and fixed.usage.tokens_in == weak.usage.tokens_in + 1000
 
 
+def _repair_prompt(parent: Task, report: ValidationReport, cache: Path) -> str:
+    """The repair prompt the proposer sends for `report` about its own proposal (seed 4)."""
+    with FakeOpenAI() as server:
+        server.responder = stage_responder(good_replies())
+
+        async def work() -> None:
+            proposer = make_proposer_for(server, cache)
+            try:
+                await proposer.repair(parent, await proposer.propose(parent, seed=4), report, attempt=1)
+            finally:
+                await proposer.llm().close()
+
+        asyncio.run(work())
+    assert stage_of(server.requests[-1]) == "repair"
+    return str(server.requests[-1]["messages"][-1]["content"])
+
+
 def test_a_repair_after_a_degenerate_output_names_the_path_and_what_to_change(tmp_path: Path) -> None:
     parent = small_parent(tmp_path)
     box = FakeContainer(FakeSandbox())
@@ -227,19 +244,7 @@ def test_a_repair_after_a_degenerate_output_names_the_path_and_what_to_change(tm
     report = ValidationReport(
         task="x", checks=[CheckResult(check=Check.ORACLE, verdict=Verdict.PASS, reason=Reason.OK), degenerate]
     )
-    with FakeOpenAI() as server:
-        server.responder = stage_responder(good_replies())
-
-        async def work() -> None:
-            proposer = make_proposer_for(server, tmp_path / "cache")
-            try:
-                await proposer.repair(parent, await proposer.propose(parent, seed=4), report, attempt=1)
-            finally:
-                await proposer.llm().close()
-
-        asyncio.run(work())
-    prompt = server.requests[-1]["messages"][-1]["content"]
-    assert stage_of(server.requests[-1]) == "repair"
+    prompt = _repair_prompt(parent, report, tmp_path / "cache")
     assert "- check: degenerate" in prompt and "- reason: degenerate_output" in prompt
     assert "- detail: /app/report/upper.csv: a header and no rows" in prompt
     assert f"- what it means: {REPAIR_HINTS[Reason.DEGENERATE_OUTPUT]}" in prompt
@@ -265,18 +270,7 @@ def test_a_rejection_lists_every_failing_check_in_one_repair_prompt(tmp_path: Pa
     report = ValidationReport(
         task="x", checks=[CheckResult(check=Check.ORACLE, verdict=Verdict.PASS, reason=Reason.OK), gap, weak, skipped]
     )
-    with FakeOpenAI() as server:
-        server.responder = stage_responder(good_replies())
-
-        async def work() -> None:
-            proposer = make_proposer_for(server, tmp_path / "cache")
-            try:
-                await proposer.repair(parent, await proposer.propose(parent, seed=4), report, attempt=1)
-            finally:
-                await proposer.llm().close()
-
-        asyncio.run(work())
-    prompt = server.requests[-1]["messages"][-1]["content"]
+    prompt = _repair_prompt(parent, report, tmp_path / "cache")
     assert "- check: instruction_paths" in prompt and "/app/report/extra.txt is read by" in prompt
     assert "Other checks failed on the same candidate" in prompt
     assert "- check mutation, reason weak_tests: the tests still pass with /app/report/size.txt deleted" in prompt
