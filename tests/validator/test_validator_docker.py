@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rst_synth.validator import Check, Reason, ValidationReport, Validator, ValidatorConfig, Verdict
+from rst_synth.validator import PIPELINE_CHECKS, Check, Reason, ValidationReport, Validator, ValidatorConfig, Verdict
 from tests.support.docker import our_containers, run_async
 from tests.support.tasks import GREETING_TEST, load
 
@@ -24,7 +24,7 @@ def validate(task_dir, parent_dir=None, **config) -> ValidationReport:
 def test_good_task_is_accepted_with_figures(task_factory) -> None:
     report = validate(task_factory(solve="mkdir -p /app\nfor w in hello; do echo $w; done > /app/out.txt\n"))
     assert report.accepted, report.first_failure
-    engine_checks = (Check.PROPOSE, Check.NOVELTY, Check.SOLVABLE)
+    engine_checks = (Check.PROPOSE, *PIPELINE_CHECKS)  # the proposer's and the candidate pipeline's
     assert [c.check for c in report.checks] == [c for c in Check if c not in engine_checks]
     assert report.result(Check.PARENT).reason is Reason.NO_PARENT
     assert report.figures.solution_lines == 3  # set -e, mkdir, the loop
