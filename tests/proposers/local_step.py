@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rst_synth.proposers.procedural.operator import Step
 
 _BUILD_SCRIPT = re.compile(r"RUN printf '%s' '([A-Za-z0-9+/=]*)' \| base64 -d \| python3 -")
@@ -94,6 +96,15 @@ class LocalStep:
         finally:
             os.environ["PATH"] = saved
         return ran
+
+    def assert_caught(self, tool: str, wrong: tuple[str, str], tmp: Path) -> None:
+        """The step's generated tests fail once `tool` (a container path) has `wrong[0]` replaced by `wrong[1]`."""
+        path = self.path(tool)
+        source = path.read_text()
+        assert wrong[0] in source
+        path.write_text(source.replace(wrong[0], wrong[1]))
+        with pytest.raises(AssertionError):
+            self.run_tests(tmp, only="generated")
 
 
 def _call(test: Callable[..., Any], tmp: Path) -> None:
