@@ -52,6 +52,10 @@ class Service(BaseModel):
     """The file its output went to (a log the tests may read), where it was a file."""
     stderr: str | None = None
 
+    def assignments(self) -> str:
+        """Its environment as shell-quoted `NAME=value` words, for `env -i`."""
+        return " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(self.env.items()))
+
     def redirections(self) -> str:
         """Its output and errors sent where they went (appended), else to /dev/null; input from /dev/null."""
         out, err = (shlex.quote(p) if p else "/dev/null" for p in (self.stdout, self.stderr))
@@ -142,7 +146,7 @@ async def restart(box: Container, services: Services) -> bool:
 
 def start_line(service: Service) -> str:
     """The shell line that starts `service` as it ran: its folder, its environment alone, its own session."""
-    env = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(service.env.items()))
+    env = service.assignments()
     command = " ".join(shlex.quote(a) for a in service.command)
     return f"cd {shlex.quote(service.folder)} 2>/dev/null; env -i {env} setsid {command} {service.redirections()} &"
 

@@ -162,7 +162,7 @@ async def _another_way(box: Container, service: Service) -> tuple[str, str]:
     folder = shlex.quote(service.folder)
     probe = [f"command -v {shlex.quote(program)} || echo {shlex.quote(program)}"]
     probe += [f"if [ -e {shlex.quote(a)} ]; then echo 1; else echo 0; fi" for a in args]
-    env = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(service.env.items()))
+    env = service.assignments()
     found = await box.exec(f"cd {folder} 2>/dev/null; env -i {env} sh -c {shlex.quote('; '.join(probe))}", timeout=30)
     answers = found.output.splitlines() if found.ok else []
     resolved = answers[0] if answers and answers[0].startswith("/") else program
