@@ -153,6 +153,40 @@ def test_cancelling_work_removes_each_container_once(caplog: pytest.LogCaptureFi
     assert not [m for m in messages if "could not remove" in m or "pending" in m or "never retrieved" in m]
 
 
+def test_cancelling_while_the_engine_creates_leaves_no_container() -> None:
+    """A create call runs in a thread that outlives its cancelled caller (SIGTERM just as a
+    container is being made): the removal waits for it, so the container never outlives the run."""
+
+    async def main() -> None:
+        box_sandbox = sandbox()
+        async with box_sandbox.container(IMAGE, Limits()):
+            pass  # settles how this engine takes a disk limit, as a run's first containers do
+        real_create = box_sandbox._api.create_container
+        calling = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def slow_create(*args: object, **kwargs: object) -> object:
+            loop.call_soon_threadsafe(calling.set)
+            time.sleep(1.5)  # the engine is slow; the caller is cancelled meanwhile
+            return real_create(*args, **kwargs)
+
+        box_sandbox._api.create_container = slow_create  # type: ignore[method-assign]
+
+        async def one() -> None:
+            async with box_sandbox.container(IMAGE, Limits()):
+                await asyncio.sleep(60)
+
+        task = asyncio.create_task(one())
+        await calling.wait()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await asyncio.sleep(2.0)  # past the slow create, were it still running unwaited
+        await box_sandbox.close()
+
+    asyncio.run(main())
+    assert not our_containers()
+
+
 def test_an_image_removed_between_its_build_and_its_use_is_built_again() -> None:
     """Runs share the image of a build context; another run's `rst gc` may remove it meanwhile."""
     marker = uuid.uuid4().hex

@@ -118,6 +118,9 @@ class DockerSandbox:
         self._live: set[str] = set()
         """Names of the containers this sandbox made and has not removed yet."""
         self._removals: dict[str, asyncio.Future[None]] = {}
+        self._creating: dict[str, asyncio.Future[object]] = {}
+        """Create calls by container name: the API thread outlives a cancelled caller, so a removal
+        waits for it, or the container would appear after its removal and be left behind."""
         self._scope = dict(labels or {})
         self._labels = {LABEL: "1", **self._scope}
         if os.environ.get(RUN_LABEL_ENV):
@@ -245,16 +248,20 @@ class DockerSandbox:
 
     async def _create(self, image: str, name: str, limits: Limits) -> None:
         async def create(storage_opt: bool) -> None:
-            await self._call(
-                self._api.create_container,
-                image,
-                entrypoint=KEEPALIVE[:1],
-                command=KEEPALIVE[1:],
-                name=name,
-                labels=self._labels,
-                host_config=self._host_config(limits, storage_opt),
-                network_disabled=not limits.network,
+            call = asyncio.ensure_future(
+                self._call(
+                    self._api.create_container,
+                    image,
+                    entrypoint=KEEPALIVE[:1],
+                    command=KEEPALIVE[1:],
+                    name=name,
+                    labels=self._labels,
+                    host_config=self._host_config(limits, storage_opt),
+                    network_disabled=not limits.network,
+                )
             )
+            self._creating[name] = call
+            await asyncio.shield(call)
 
         if self._storage_opt is not False:
             try:
@@ -337,6 +344,9 @@ class DockerSandbox:
         return removal
 
     async def _remove_now(self, name: str) -> None:
+        creating = self._creating.pop(name, None)
+        if creating is not None:
+            await asyncio.gather(creating, return_exceptions=True)
         try:
             await self._call(self._api.remove_container, name, force=True, v=True)
         except NotFound:
