@@ -1,6 +1,7 @@
 """The mutation check's edits caught by the new modules in one process (quick_mutants.py) on the real
 engine: the same verdict, kill rate and restored files as one pytest run per edit, with fewer execs;
-where the new modules miss an edit, the whole test.sh takes over from that edit."""
+where the new modules miss an edit, the whole test.sh takes over from that edit. The tolerance check's
+rewrite rides at the batch's end."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ class Counting:
         return getattr(self._box, name)
 
 
-def check(outputs: list[str], batched: bool) -> tuple[MutationOutcome, int, dict[str, str]]:
+def check(outputs: list[str], batched: bool, then: str | None = None) -> tuple[MutationOutcome, int, dict[str, str]]:
     new_test = NEW_TEST.format(b=OUTPUTS["/app/b.txt"])
 
     async def work(sandbox: Sandbox) -> tuple[MutationOutcome, int, dict[str, str]]:
@@ -65,6 +66,7 @@ def check(outputs: list[str], batched: bool) -> tuple[MutationOutcome, int, dict
                 max_outputs=10,
                 quick=modules_command(TEST_SH, [NEW_MODULE], 60),
                 modules={NEW_MODULE: new_test} if batched else None,
+                then=then,
             )
             after = {path: (await box.read_file(PurePosixPath(path))).decode() for path in OUTPUTS}
         return found, counted.execs, after
@@ -87,3 +89,20 @@ def test_the_batch_gives_the_verdict_of_one_run_per_edit(outputs: list[str]) -> 
         assert not batched.result.passed and "/app/c.txt changed" in batched.result.detail
     else:
         assert batched.result.passed and batched.kill_rate == 1.0
+
+
+@pytest.mark.parametrize(
+    ("outputs", "then", "accepted"),
+    [
+        (["/app/b.txt"], "cp /app/b.txt /tmp/b && cat /tmp/b > /app/b.txt", True),
+        (["/app/b.txt"], "printf 'beta 10\\nbeta 20' > /app/b.txt", False),
+        (["/app/a.txt", "/app/b.txt", "/app/c.txt"], "true", None),
+    ],
+    ids=["accepted", "rejected", "not-run-after-a-missed-edit"],
+)
+def test_the_batch_ends_with_the_tolerance_run(outputs: list[str], then: str, accepted: bool | None) -> None:
+    """Once every edit is caught, the outputs are restored, `then` applied, and the new modules run once more."""
+    found, _, _ = check(outputs, True, then)
+    assert found.accepted is accepted
+    if accepted is not None:
+        assert found.result.passed and found.kill_rate == 1.0

@@ -11,7 +11,7 @@ import pytest
 from rst_synth.sandbox import FileDigest, Limits, Sandbox
 from rst_synth.task import Lineage, StepRecord, Task
 from rst_synth.validator import Check, CheckResult, Reason, Validator, ValidatorConfig, Verdict
-from rst_synth.validator.tolerance import tolerance
+from rst_synth.validator.tolerance import prepare, tolerance
 from tests.support import quality
 from tests.support.docker import our_containers, run_async
 from tests.support.tasks import BASE_DOCKERFILE, TEST_SH
@@ -37,10 +37,13 @@ def json_child(root: Path, test: str) -> tuple[Task, Task]:
     return quality.child(up, step), up
 
 
+@pytest.mark.parametrize("kept", [False, True], ids=["in-full", "from-kept-state"])
 @pytest.mark.parametrize("strict", [True, False], ids=["bytes-compared", "parsed"])
-def test_a_json_output_written_another_way(tmp_path: Path, strict: bool) -> None:
+def test_a_json_output_written_another_way(tmp_path: Path, strict: bool, kept: bool) -> None:
+    """From the parent's kept state the check's test run is the mutation batch's last; in full, its own."""
     child, parent = json_child(tmp_path, STRICT_JSON if strict else PARSED_JSON)
-    report = run_async(lambda sandbox: Validator(sandbox, ValidatorConfig()).validate(child, parent))
+    config = ValidatorConfig(keep_states=kept)
+    report = run_async(lambda sandbox: Validator(sandbox, config).validate(child, parent))
     result = report.result_of(Check.TOLERANCE.value)
     if strict:
         assert (result.verdict, result.reason) == (Verdict.FAIL, Reason.TESTS_TOO_STRICT), result
@@ -123,7 +126,8 @@ def check_service(match: str, root: Path, memory: bool = False, restartable: boo
             assert (await box.exec(f'python3 -c "{put}"', timeout=30)).ok
             assert (await box.exec("bash /tests/test.sh && grep -qx 1 /logs/verifier/reward.txt", timeout=60)).ok
             outputs = {"/app/serve.py": FileDigest(size=len(server), sha256="")}
-            return await tolerance(box, task, outputs, verify_timeout=60, restartable=restartable)
+            prepared = await prepare(box, task, outputs)
+            return await tolerance(box, task, prepared, verify_timeout=60, restartable=restartable)
 
     return run_async(work)
 

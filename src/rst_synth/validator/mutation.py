@@ -67,6 +67,9 @@ class MutationOutcome:
     result: CheckResult
     kill_rate: float | None
     """Killed edits / edits run; None when there was no new output."""
+    accepted: bool | None = None
+    """Whether the new modules passed after `weak_tests`' `then` (None: it did not run, the batch
+    having stopped before its end or not run)."""
 
 
 def mutants_of(path: str, content: bytes | None) -> list[Mutant]:
@@ -215,11 +218,14 @@ async def weak_tests(
     max_outputs: int,
     quick: str | None = None,
     modules: dict[str, str] | None = None,
+    then: str | None = None,
 ) -> MutationOutcome:
     """Run the edits of (at most `max_outputs` of) `outputs` in `box`, the oracle's container, whose
     tests passed; every file is restored after its edits. `quick`: the new modules' own pytest
     command (`quick_command`), which passed on the untouched outputs, tried first on every edit;
     with the `modules` it names (`new_modules`), the edits those catch run in one process (quick_mutants.py).
+    `then`: a command the batch runs once every edit was caught and the outputs restored, before one
+    more run of the modules, which must pass (the tolerance check's rewrite).
 
     To keep the cost down, an output's remaining content edits are skipped once one of them made the
     tests fail, and the check stops at the first output whose deletion or content edits all leave
@@ -239,12 +245,12 @@ async def weak_tests(
         f"{WORK_DIR.name}/m{numbered[id(m)]}": m.content for ms in edits.values() for m in ms if m.content is not None
     }
     backups = {path: k for k, path in enumerate(chosen)}
-    plan = _plan(chosen, edits, numbered, backups, modules, verify_timeout) if quick and modules else None
+    plan = _plan(chosen, edits, numbered, backups, modules, verify_timeout, then) if quick and modules else None
     if plan is not None:
         staged[f"{WORK_DIR.name}/plan.json"] = plan
         staged[f"{WORK_DIR.name}/quick_mutants.py"] = _DRIVER.read_bytes()
     await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
-    batch = await _batch(box, verify_timeout * len(numbered) + 60) if plan is not None else []
+    batch, accepted = await _batch(box, verify_timeout * (len(numbered) + 1) + 60) if plan is not None else ([], None)
     run: list[tuple[Mutant, bool]] = []
     failure = None
 
@@ -286,7 +292,7 @@ async def weak_tests(
     else:
         detail = f"{failure}; {summary}, then the check stopped"
         result = CheckResult(check=Check.MUTATION, verdict=Verdict.FAIL, reason=Reason.WEAK_TESTS, detail=detail)
-    return MutationOutcome(result=result, kill_rate=kill_rate)
+    return MutationOutcome(result=result, kill_rate=kill_rate, accepted=accepted)
 
 
 def _backup(index: int, path: str) -> str:
@@ -348,6 +354,7 @@ def _plan(
     backups: dict[str, int],
     modules: dict[str, str],
     timeout: float,
+    then: str | None = None,
 ) -> bytes:
     """quick_mutants.py's plan: the edits in the check's order, and per output the modules that name
     it first (with `-x` a catch then ends the run sooner; every module still runs when none fails)."""
@@ -360,14 +367,19 @@ def _plan(
             applies.append({"index": numbered[id(mutant)], "apply": " && ".join(steps)})
         ordered = sorted(modules, key=lambda m: path not in modules[m])
         groups.append({"modules": ordered, "edits": applies, "undo": _restore(backups[path], path)})
-    return json.dumps({"timeout": timeout, "groups": groups}).encode()
+    accept = {"apply": then, "modules": sorted(modules)} if then else None
+    return json.dumps({"timeout": timeout, "groups": groups, "accept": accept}).encode()
 
 
-async def _batch(box: Container, timeout: float) -> list[int]:
-    """Run the plan; the edits it caught, in order (a prefix of the check's edits)."""
+async def _batch(box: Container, timeout: float) -> tuple[list[int], bool | None]:
+    """Run the plan; the edits it caught, in order (a prefix of the check's edits), and how the
+    modules took the plan's `accept` step (None: not run)."""
     run = await box.exec(
         f"cd {TaskPaths.CONTAINER_TESTS_DIR} && PYTHONDONTWRITEBYTECODE=1 python3 {WORK_DIR}/quick_mutants.py "
         f"{WORK_DIR}/plan.json",
         timeout=timeout,
     )
-    return [int(line.split()[1]) for line in run.output.splitlines() if re.fullmatch(r"caught \d+", line)]
+    lines = run.output.splitlines()
+    caught = [int(line.split()[1]) for line in lines if re.fullmatch(r"caught \d+", line)]
+    accepted = True if "accepted" in lines else False if "rejected" in lines else None
+    return caught, accepted

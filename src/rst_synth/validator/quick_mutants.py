@@ -9,6 +9,10 @@ until one is caught. Each edit is applied with its shell snippet, then `pytest -
 group's modules in a child with the plan's time limit; a nonzero exit (or the time limit) is a
 catch, printed as `caught N`. At the first edit the modules do not catch, the edit is undone and the
 script stops: the validator takes over from there, with the whole test.sh.
+
+When every edit was caught and the plan has an `accept` step (the tolerance check's rewrite of the
+outputs in other allowed forms), the last output is restored, the step applied, and the modules run
+once more: they must pass, printed as `accepted` (else `rejected`).
 """
 
 import json
@@ -61,6 +65,11 @@ def main(plan_path: str) -> None:
             print(f"caught {edit['index']}", flush=True)
             if position > 0:
                 break  # one content edit caught: the output's others are skipped
+    accept = plan.get("accept")
+    if accept and plan["groups"]:
+        subprocess.run(["bash", "-c", plan["groups"][-1]["undo"]], check=True)
+        subprocess.run(["bash", "-c", accept["apply"]], check=True)
+        print("rejected" if caught(accept["modules"], plan["timeout"]) else "accepted", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ service the work left running is stopped and started again in an equivalent way 
 its absolute path, Python with `-u`, its script and other relative arguments made absolute, through
 `nohup` and `env`, from another working directory), and the tests run once: they must still pass. That
 is one test run: the new modules alone where no service was started again (`quick`), else test.sh.
+The first of those runs, where it needs no restart, is the last of the mutation check's one-process
+batch (`Prepared.batch_step`): no pytest of its own to start.
 
 When that run fails and services were started again, one more run tells the two apart: the services
 started again as they ran (the outputs still rewritten). If that passes, the tests reject the way the
@@ -15,6 +17,7 @@ outputs and a service that kept its data in memory (a restart loses it, so nothi
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -33,6 +36,8 @@ MAX_CONTENT_BYTES = 4 * 1024 * 1024
 WORK_DIR = PurePosixPath("/tmp/rst-tolerance")
 """Where the rewritten contents and the originals wait, outside the scan roots."""
 _PYTHON = ("python", "python3")
+_UNWRITTEN = 97
+"""The exit status of a test run whose outputs could not be written another way first."""
 
 
 @dataclass(frozen=True)
@@ -42,48 +47,78 @@ class Rewrite:
     what: str
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """The check's edits, staged in the container: what it will write and which services it found."""
+
+    rewrites: list[Rewrite]
+    services: Services
+    rewrite: str
+    """The shell command that copies each output away and writes it the other way."""
+
+    def batch_step(self, quick: str | None, restartable: bool | None) -> str | None:
+        """The rewrite, where the one test run it needs can be the mutation check's last, in its
+        one-process batch (the new modules alone, no service started again); else None."""
+        if not self.rewrites or quick is None or (self.services.services and restartable is not False):
+            return None
+        return self.rewrite
+
+
+async def prepare(box: Container, task: Task, outputs: FileState) -> Prepared:
+    """Read the new outputs and the services running in `box` (the oracle's container, whose tests
+    passed), and stage each output's other allowed writing."""
+    declared = declared_contracts(task)
+    # Each engine call is a round trip that, for a child validated from its parent's kept state, is a
+    # sizeable part of the whole: the reads and the survey go at once.
+    paths = [path for path in sorted(outputs) if outputs[path].size <= MAX_CONTENT_BYTES]
+    reads = asyncio.gather(*(box.read_file(PurePosixPath(p)) for p in paths))
+    running, contents = await asyncio.gather(survey(box), reads)
+    rewrites = []
+    for path, content in zip(paths, contents, strict=True):
+        made = None if content is None else rewritten(declared.get(path) or contract_by_type(path, content), content)
+        if made is not None:
+            rewrites.append(Rewrite(path, *made))
+    services = running if running.services and not running.unreadable else Services()
+    if rewrites:
+        staged = {f"{WORK_DIR.name}/f{i}": r.content for i, r in enumerate(rewrites)}
+        await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
+    backups = [f"cp -a -- {shlex.quote(r.path)} {WORK_DIR}/b{i}" for i, r in enumerate(rewrites)]
+    writes = [f"cat -- {WORK_DIR}/f{i} > {shlex.quote(r.path)}" for i, r in enumerate(rewrites)]
+    return Prepared(rewrites, services, " && ".join(backups + writes))
+
+
 async def tolerance(
     box: Container,
     task: Task,
-    outputs: FileState,
+    prepared: Prepared,
     *,
     verify_timeout: float,
     quick: str | None = None,
     restartable: bool | None = None,
+    accepted: bool | None = None,
 ) -> CheckResult:
-    """Run the check (module docstring) in `box`, the oracle's container, whose tests passed. `restartable`
-    False: the lineage's services are known not to pass once started again (the parent's kept state, its
-    services restarted, did not prove: data kept in memory), so they are left running and judged by the
-    tests' source alone."""
+    """Run the check (module docstring) in `box` with what `prepare` staged there. `restartable` False:
+    the lineage's services are known not to pass once started again (the parent's kept state, its
+    services restarted, did not prove: data kept in memory), so they are left running and judged by
+    the tests' source alone. `accepted`: how the test run of `prepared.batch_step` went in the
+    mutation check's batch (None: it did not run there)."""
+    rewrites, services, rewrite = prepared.rewrites, prepared.services, prepared.rewrite
     declared = declared_contracts(task)
-    rewrites = []
-    for path in sorted(outputs):
-        if outputs[path].size > MAX_CONTENT_BYTES:
-            continue
-        content = await box.read_file(PurePosixPath(path))
-        if content is None:
-            continue
-        made = rewritten(declared.get(path) or contract_by_type(path, content), content)
-        if made is not None:
-            rewrites.append(Rewrite(path, *made))
-    running = await survey(box)
-    services = running if running.services and not running.unreadable else Services()
     if not rewrites and not services.services:
         return _result(Verdict.PASS, "no output its contract lets be written another way, no service to start again")
-    staged = {f"{WORK_DIR.name}/f{i}": r.content for i, r in enumerate(rewrites)}
-    await box.put_files(staged, WORK_DIR.parent, open_dirs=(WORK_DIR.name,))
-    backups = [f"cp -a -- {shlex.quote(r.path)} {WORK_DIR}/b{i}" for i, r in enumerate(rewrites)]
-    writes = [f"cat -- {WORK_DIR}/f{i} > {shlex.quote(r.path)}" for i, r in enumerate(rewrites)]
-    if rewrites and not (await box.exec(" && ".join(backups + writes), timeout=120)).ok:
-        return _result(Verdict.ERROR, "could not write the outputs another way", Reason.SANDBOX_ERROR)
     done = [f"{r.path}: {r.what}" for r in rewrites]
     tests = _Tests(box, verify_timeout, task)
     if not services.services or restartable is False:
-        if rewrites and not await tests.pass_(quick):
+        # A failure in the batch runs again here, for the output the repair is shown.
+        if rewrites and not accepted and not await tests.pass_(quick, first=rewrite):
+            if tests.unwritten:
+                return _result(Verdict.ERROR, "could not write the outputs another way", Reason.SANDBOX_ERROR)
             return tests.failed("the tests reject outputs written another allowed way: " + listed(done))
         if services.services:
             return _in_memory(tests, task, declared, done)
         return _result(Verdict.PASS, "the tests accept " + listed(done))
+    if rewrites and not (await box.exec(rewrite, timeout=120)).ok:
+        return _result(Verdict.ERROR, "could not write the outputs another way", Reason.SANDBOX_ERROR)
     lines = [await _another_way(box, s) for s in services.services]
     started = [line for line, _ in lines]
     done += [f"service started as `{shown}`" for _, shown in lines]
@@ -122,19 +157,24 @@ class _Tests:
     timeout: float
     task: Task
     tail: str = ""
+    unwritten: bool = False
+    """The command to run `first` failed: the tests did not run."""
 
-    async def pass_(self, quick: str | None = None) -> bool:
-        """One test run: `quick` (the new modules alone), else test.sh and its reward."""
+    async def pass_(self, quick: str | None = None, *, first: str = "") -> bool:
+        """One test run: `quick` (the new modules alone), else test.sh and its reward; `first`, a command
+        that must succeed before it, in the same exec."""
+        before = f"{{ {first}; }} || exit {_UNWRITTEN}; " if first else ""
         if quick is not None:
-            run = await self.box.exec(quick, timeout=self.timeout + 60)
+            run = await self.box.exec(f"{before}( {quick} )", timeout=self.timeout + 60)
             passed = run.ok
         else:
             whole = f"rm -f -- {TaskPaths.CONTAINER_REWARD_TXT} {TaskPaths.CONTAINER_REWARD_JSON}; " + (
                 f"timeout -k 5 {self.timeout:g} bash {TaskPaths.CONTAINER_TESTS_DIR}/test.sh"
             )
-            run = await self.box.exec(whole, timeout=self.timeout + 60)
-            reward = None if run.timed_out else await read_reward(self.box)
+            run = await self.box.exec(before + whole, timeout=self.timeout + 60)
+            reward = None if run.timed_out or run.exit_code == _UNWRITTEN else await read_reward(self.box)
             passed = reward is not None and reward >= 1.0
+        self.unwritten = bool(first) and run.exit_code == _UNWRITTEN
         if not passed and not self.tail:
             self.tail = run.tail(4000)
         return passed

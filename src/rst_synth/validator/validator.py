@@ -37,7 +37,7 @@ from rst_synth.validator.quality import (
 )
 from rst_synth.validator.services import Services, restart
 from rst_synth.validator.static import static_check
-from rst_synth.validator.tolerance import tolerance
+from rst_synth.validator.tolerance import prepare, tolerance
 from rst_synth.validator.trial import StatesWanted, TrialOutcome, trial_in
 from rst_synth.validator.verdicts import expect, sandbox_error, skipped, timed
 
@@ -348,26 +348,41 @@ class Validator:
             return
         timeout = task.config.verifier.timeout_sec
 
-        async def mutation() -> CheckResult:
+        # A parent's kept state whose restarted services did not prove loses data on a restart.
+        restartable = start.proven if start.services else None
+        accepted: bool | None = None
+
+        async def mutation(then: str | None) -> CheckResult:
+            nonlocal accepted
             most = self.config.max_mutated_outputs
+            modules = new_modules(task)
             async with self._slots:
                 found = await weak_tests(
-                    box, outputs, verify_timeout=timeout, max_outputs=most, quick=quick, modules=new_modules(task)
+                    box, outputs, verify_timeout=timeout, max_outputs=most, quick=quick, modules=modules, then=then
                 )
-            report.figures.kill_rate = found.kill_rate
+            report.figures.kill_rate, accepted = found.kill_rate, found.accepted
             return found.result
 
         async def box_checks() -> list[CheckResult]:  # both use the oracle's container: one after the other
-            edited = await timed(Check.MUTATION, mutation)
             if not self.config.tolerance:
-                return [edited]
-            async with self._slots:
-                # A parent's kept state whose restarted services did not prove loses data on a restart.
-                restartable = start.proven if start.services else None
-                accepts = await timed(
-                    Check.TOLERANCE,
-                    lambda: tolerance(box, task, outputs, verify_timeout=timeout, quick=quick, restartable=restartable),
+                return [await timed(Check.MUTATION, lambda: mutation(None))]
+            began = time.monotonic()
+            try:
+                prepared = await prepare(box, task, outputs)
+            except SandboxError as exc:
+                return [await timed(Check.MUTATION, lambda: mutation(None)), sandbox_error(Check.TOLERANCE, exc, began)]
+            staged = time.monotonic() - began
+            # The tolerance check's one test run rides at the end of the mutation check's batch where it can.
+            edited = await timed(Check.MUTATION, lambda: mutation(prepared.batch_step(quick, restartable)))
+
+            async def accepting() -> CheckResult:
+                return await tolerance(
+                    box, task, prepared, verify_timeout=timeout, quick=quick, restartable=restartable, accepted=accepted
                 )
+
+            async with self._slots:
+                accepts = await timed(Check.TOLERANCE, accepting)
+            accepts.duration_sec = round((accepts.duration_sec or 0.0) + staged, 3)
             return [edited, accepts]
 
         steps, box_results = await asyncio.gather(
