@@ -318,7 +318,9 @@ class LLMProposer:
         asked, kept, chat = reask_request(unusable, self._env, self.config.budgets, REPAIR_HINTS)
         require_any = not any(e.required for e in asked)
         try:
-            files = await self._chat_files(unusable.stage, chat, asked, d, seed=unusable.seed, require_any=require_any)
+            files = await self._chat_files(
+                unusable.stage, chat, asked, d, seed=unusable.seed, require_any=require_any, counted="reask"
+            )
         except UnusableReply as again:  # the next re-ask is about this reply, for the same stage's files
             again.expected, again.kept = unusable.expected, kept
             raise
@@ -345,7 +347,9 @@ class LLMProposer:
         *,
         seed: int,
         require_any: bool,
+        counted: str | None = None,
     ) -> dict[str, str]:
+        """One call; its usage is counted under the chat stage `counted` (default: `stage`)."""
         usage = d.usage
         try:
             result = await self.llm().chat(
@@ -353,13 +357,13 @@ class LLMProposer:
             )
         except LLMError as exc:
             raise LLMProposalError(Reason.LLM_ERROR, f"{stage}: {exc}", usage.model_copy()) from None
-        usage.calls += 1
-        if result.cache_hit:
-            usage.cached_calls += 1  # nothing spent: the client bills cache hits at 0
-        else:
-            usage.tokens_in += result.tokens_in
-            usage.tokens_out += result.tokens_out
-            usage.cost_usd += result.cost_usd
+        usage.count(  # a cache hit spends nothing: the client bills it at 0
+            counted or stage,
+            tokens_in=result.tokens_in,
+            tokens_out=result.tokens_out,
+            cost_usd=result.cost_usd,
+            cache_hit=result.cache_hit,
+        )
         try:
             return parse_reply(result.text, expected, finish_reason=result.finish_reason, require_any=require_any)
         except ReplyError as exc:

@@ -70,11 +70,13 @@ class SecondSolutionWriter:
             )
         except LLMError as exc:
             raise ProposalError(Reason.LLM_ERROR, f"{STAGE}: {exc}", usage) from None
-        usage.calls += 1
-        if result.cache_hit:
-            usage.cached_calls += 1
-        else:
-            usage.tokens_in, usage.tokens_out, usage.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
+        usage.count(
+            STAGE,
+            tokens_in=result.tokens_in,
+            tokens_out=result.tokens_out,
+            cost_usd=result.cost_usd,
+            cache_hit=result.cache_hit,
+        )
         expected = [Expect(STEPS_PATH, "bash", accept=("solution/*.sh",), new_work=True)]
         try:
             files = parse_reply(result.text, expected, finish_reason=result.finish_reason)
