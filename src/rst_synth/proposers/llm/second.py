@@ -12,9 +12,10 @@ from rst_synth.llm import LLMError
 from rst_synth.proposers.base import ProposalError, Usage
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.llm.bounded import elide
+from rst_synth.proposers.llm.expects import without_prefix
 from rst_synth.proposers.llm.parse import Expect, ReplyError, parse_reply
 from rst_synth.proposers.llm.prompts import STEPS_PATH, PromptBudgets, environment, messages, parent_context
-from rst_synth.proposers.llm.proposer import LLMProposer, without_prefix
+from rst_synth.proposers.llm.proposer import LLMProposer
 from rst_synth.task import Task
 from rst_synth.validator import Reason
 
