@@ -1,4 +1,4 @@
-"""`rst stats` per round: the share of candidates whose second solution passed, counted once per
+"""`rst stats` and `rst report` per round: the share of candidates whose second solution passed, counted once per
 candidate over its attempts; a skip (no second solution could be written, or a disputed one) is not
 a run."""
 
@@ -8,7 +8,9 @@ from pathlib import Path
 
 from rst_synth.cli.tables import stats_table
 from rst_synth.report import run_stats
+from rst_synth.report.html import write_report
 from rst_synth.store import RunPaths, Store
+from tests.report.test_html import _Page
 
 
 def _attempt(second: str | None) -> dict[str, object]:
@@ -44,3 +46,23 @@ def test_share_of_candidates_whose_second_solution_passed(tmp_path: Path) -> Non
     headers = [str(c.header) for c in stats_table([one, two]).columns]
     assert "2nd sol." in headers
     assert "2nd sol." not in [str(c.header) for c in stats_table([two]).columns]  # shown where it ran
+
+
+def test_the_report_shows_the_share_per_round_where_it_ran(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    out = write_report(RunPaths(tmp_path), store, tmp_path / "site")
+    page = _Page(out.read_text())
+    [checks] = [t for t in page.tables if t[0][:2] == ["round", "static"]]  # pass rate per check
+    [column] = [k for k, header in enumerate(checks[0]) if header.startswith("second solution")]
+    assert [(row[0], row[column]) for row in checks[1:]] == [("1", "50%"), ("2", "-")]
+    store.close()
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    store = Store(RunPaths(plain).db)
+    store.start_round(1)
+    store.add_candidate("c", 1, "p", 0)
+    store.record_attempt("c", 0, _attempt(None), True)
+    out = write_report(RunPaths(plain), store, tmp_path / "plain-site")
+    assert "second solution" not in out.read_text()  # no column where it never ran
+    store.close()

@@ -143,3 +143,25 @@ def test_an_older_run_gains_the_test_time_and_the_attempts_agent_and_step_column
         "c", TaskRow(id="t", name="o/t", round=1, parent_id="p", root_id="p", path="x", test_sec=0.7), b"", b""
     )
     assert store.task("t").test_sec == 0.7
+
+
+def test_llm_calls_of_an_older_run_have_no_chat_stages_and_new_ones_do(tmp_path) -> None:
+    db = sqlite3.connect(tmp_path / "run.db")
+    db.executescript(
+        "CREATE TABLE candidates (id TEXT PRIMARY KEY, round INTEGER NOT NULL, parent_id TEXT, seed INTEGER NOT NULL,"
+        " status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, task_id TEXT, rejection_check TEXT,"
+        " rejection_reason TEXT, detail TEXT, tokens_in INTEGER DEFAULT 0, tokens_out INTEGER DEFAULT 0,"
+        " cost_usd REAL DEFAULT 0, updated_at REAL);"
+        "CREATE TABLE llm_calls (id INTEGER PRIMARY KEY, candidate_id TEXT, stage TEXT, tokens_in INTEGER,"
+        " tokens_out INTEGER, cost_usd REAL, created_at REAL);"
+        "INSERT INTO candidates(id, round, seed, status) VALUES ('old', 1, 0, 'accepted');"
+        "INSERT INTO llm_calls(candidate_id, stage, tokens_in, tokens_out) VALUES ('old', 'propose', 900, 90);"
+    )
+    db.close()
+    store = Store(tmp_path / "run.db")
+    assert store.stage_tokens(1) == {"propose": 990} and store.chat_stage_tokens(1) == {}
+    store.add_candidate("new", 1, None, 1)
+    store.record_llm_calls("new", "propose", 2, 0, 30, 3, 0.0, {"extend": (1, 10, 1), "realign_tests": (1, 20, 2)})
+    store.record_llm_calls("new", "repair", 1, 0, 5, 5, 0.0, {"repair": (1, 5, 5)})
+    assert store.chat_stage_tokens(1) == {"extend": (10, 1), "realign_tests": (20, 2), "repair": (5, 5)}
+    assert store.stage_tokens(1) == {"propose": 1023, "repair": 10}

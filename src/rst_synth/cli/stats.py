@@ -10,7 +10,14 @@ import typer
 
 from rst_synth.cli.common import console, open_run
 from rst_synth.cli.options import RunDir
-from rst_synth.cli.tables import print_evals, quality_table, stage_table, stats_table, steps_table
+from rst_synth.cli.tables import (
+    chat_stage_table,
+    print_evals,
+    quality_table,
+    stage_table,
+    stats_table,
+    steps_table,
+)
 from rst_synth.proposers.procedural.library import bookkeeping_operators
 from rst_synth.report import QUALITY_CHECKS, run_stats
 from rst_synth.report.plot import plot_rounds
@@ -27,8 +34,9 @@ def stats_command(
 
     Candidates, accepted, yield, pass rate of every check, the share of candidates whose second
     solution passed (where it ran), medians of solution lines, executed commands and oracle time,
-    tokens and cost per accepted task. Where the quality checks ran, a
-    second table: candidates each rejected, its pass rate, and the median kill rate.
+    tokens and cost per accepted task (also by candidate stage, and by the llm proposer's chat
+    stage). Where the quality checks ran, a second table: candidates each rejected, its pass rate,
+    and the median kill rate.
     """
     _, store = open_run(run)
     try:
@@ -48,6 +56,8 @@ def stats_command(
         console.print(quality_table(stats))
     if any(s.stage_tokens_per_accepted for s in stats):
         console.print(stage_table(stats))
+    if any(s.chat_stage_tokens_per_accepted for s in stats):
+        console.print(chat_stage_table(stats))
     print_evals(evals)
     if plot is not None:
         console.print(f"plot: {plot}")

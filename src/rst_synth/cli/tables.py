@@ -74,6 +74,27 @@ def stage_table(stats: list[RoundStats], title: str = "tokens per accepted task,
     return table
 
 
+CHAT_STAGES = ("extend", "realign_tests", "realign_instruction", "repair", "reask", "second_solution")
+"""The llm proposer's chat stages in the order a candidate meets them; others (a proposer's own) follow."""
+
+
+def chat_stage_table(stats: list[RoundStats], title: str = "tokens per accepted task, by chat stage") -> Table:
+    """Per round: the prompt and completion tokens per accepted task each chat stage spent."""
+    seen = {k for s in stats for k in s.chat_stage_tokens_per_accepted}
+    stages = [k for k in CHAT_STAGES if k in seen] + sorted(seen - set(CHAT_STAGES))
+    table = Table(title=title)
+    table.add_column("round", justify="right")
+    for stage in stages:
+        table.add_column(f"{stage}\nin / out", justify="right")
+    for s in stats:
+        cells = []
+        for stage in stages:
+            tokens = s.chat_stage_tokens_per_accepted.get(stage)
+            cells.append("-" if tokens is None else f"{_num(tokens.tokens_in)} / {_num(tokens.tokens_out)}")
+        table.add_row(str(s.round), *cells)
+    return table
+
+
 def quality_table(stats: list[RoundStats], title: str = "quality checks") -> Table:
     """Per round and quality check: candidates it rejected, and its pass rate over the attempts it
     ran in; then the median kill rate of the accepted tasks."""

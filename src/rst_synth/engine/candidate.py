@@ -243,13 +243,7 @@ def _slots(limit: int | None) -> AbstractAsyncContextManager[object]:
 
 def _spend(events: CandidateEvents, stage: str, total: Usage, paid: Usage) -> Usage:
     """Report what `total` adds to what was already reported as `paid`; returns the new total."""
-    added = Usage(
-        tokens_in=total.tokens_in - paid.tokens_in,
-        tokens_out=total.tokens_out - paid.tokens_out,
-        cost_usd=total.cost_usd - paid.cost_usd,
-        calls=total.calls - paid.calls,
-        cached_calls=total.cached_calls - paid.cached_calls,
-    )
+    added = total.since(paid)
     if added.calls > 0 or added.cost_usd > 0:
         events.spent(stage, added)
     return total.model_copy()  # a copy: a proposer may go on adding to the object it returned

@@ -324,7 +324,14 @@ class _StoreEvents:
         store = self.engine.store
         store.add_usage(self.cid, usage.tokens_in, usage.tokens_out, usage.cost_usd)
         store.record_llm_calls(
-            self.cid, stage, usage.calls, usage.cached_calls, usage.tokens_in, usage.tokens_out, usage.cost_usd
+            self.cid,
+            stage,
+            usage.calls,
+            usage.cached_calls,
+            usage.tokens_in,
+            usage.tokens_out,
+            usage.cost_usd,
+            {name: (c.calls, c.tokens_in, c.tokens_out) for name, c in usage.chat_stages.items()},
         )
 
     def proposed(self) -> None:

@@ -12,6 +12,16 @@ from rst_synth.task import Task
 from rst_synth.validator import Reason, ValidationReport
 
 
+class ChatTokens(BaseModel):
+    """The model calls of one chat stage and the tokens they spent (cache hits spend none)."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    """Prompt tokens."""
+    tokens_out: int = 0
+    """Completion tokens."""
+
+
 class Usage(BaseModel):
     """What making a proposal cost; zero for offline proposers."""
 
@@ -20,6 +30,48 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     calls: int = 0
     cached_calls: int = 0
+    chat_stages: dict[str, ChatTokens] = Field(default_factory=dict)
+    """The same calls by the chat stage that made them (the llm proposer's templates: extend,
+    realign_tests, realign_instruction, repair, reask, second_solution)."""
+
+    def count(self, stage: str, *, tokens_in: int, tokens_out: int, cost_usd: float, cache_hit: bool) -> None:
+        """Add one model call of chat stage `stage`; a cache hit counts as a call that spent nothing."""
+        spent = not cache_hit
+        self.calls += 1
+        self.cached_calls += cache_hit
+        self.tokens_in += tokens_in * spent
+        self.tokens_out += tokens_out * spent
+        self.cost_usd += cost_usd * spent
+        chat = self.chat_stages.get(stage, ChatTokens())
+        added = ChatTokens(
+            calls=chat.calls + 1,
+            tokens_in=chat.tokens_in + tokens_in * spent,
+            tokens_out=chat.tokens_out + tokens_out * spent,
+        )
+        # A new dict, never one changed in place: the copies taken along the way (model_copy is
+        # shallow) must keep what they counted, as their int fields do.
+        self.chat_stages = {**self.chat_stages, stage: added}
+
+    def since(self, paid: Usage) -> Usage:
+        """What this usage adds to `paid`, an earlier copy of the same running total."""
+        stages = {}
+        for stage, chat in self.chat_stages.items():
+            before = paid.chat_stages.get(stage, ChatTokens())
+            added = ChatTokens(
+                calls=chat.calls - before.calls,
+                tokens_in=chat.tokens_in - before.tokens_in,
+                tokens_out=chat.tokens_out - before.tokens_out,
+            )
+            if added.calls:
+                stages[stage] = added
+        return Usage(
+            tokens_in=self.tokens_in - paid.tokens_in,
+            tokens_out=self.tokens_out - paid.tokens_out,
+            cost_usd=self.cost_usd - paid.cost_usd,
+            calls=self.calls - paid.calls,
+            cached_calls=self.cached_calls - paid.cached_calls,
+            chat_stages=stages,
+        )
 
 
 class ProposalError(RuntimeError):

@@ -100,6 +100,7 @@ def write_report(paths: RunPaths, store: Store, out: Path, *, lineage_limit: int
             generated=time.strftime("%Y-%m-%d %H:%M"),
             stats=stats,
             checks=_checks_that_ran(stats),
+            second=any(s.second_solution_share is not None for s in stats),
             spreads={r: {k: _spread(v) for k, v in f.items()} for r, f in figures.items()},
             totals=_totals(stats),
             images=images,

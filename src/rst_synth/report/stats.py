@@ -18,6 +18,15 @@ QUALITY_CHECKS = tuple(c.value for c in _QUALITY)
 """The quality checks (validator/quality.py), shown in a table of their own."""
 
 
+class ChatStageTokens(BaseModel):
+    """A chat stage's tokens per accepted task of its round."""
+
+    tokens_in: float
+    """Prompt tokens."""
+    tokens_out: float
+    """Completion tokens."""
+
+
 class RoundStats(BaseModel):
     round: int
     status: str
@@ -42,6 +51,9 @@ class RoundStats(BaseModel):
     tokens_per_accepted: float | None = None
     stage_tokens_per_accepted: dict[str, float] = Field(default_factory=dict)
     """Tokens per accepted task by the stage that spent them (propose, repair, second, failed)."""
+    chat_stage_tokens_per_accepted: dict[str, ChatStageTokens] = Field(default_factory=dict)
+    """The same tokens by the chat stage whose prompt they were spent on (extend, realign_tests,
+    realign_instruction, repair, reask, second_solution); empty for calls of older versions."""
     cost_per_accepted: float | None = None
     llm_calls: int = 0
     llm_cache_hits: int = 0
@@ -172,6 +184,10 @@ def _round(store: Store, round_: int, row: sqlite3.Row, verdicts: list[sqlite3.R
     if stats.accepted:
         stats.tokens_per_accepted = (stats.tokens_in + stats.tokens_out) / stats.accepted
         stats.stage_tokens_per_accepted = {k: n / stats.accepted for k, n in store.stage_tokens(round_).items()}
+        stats.chat_stage_tokens_per_accepted = {
+            k: ChatStageTokens(tokens_in=i / stats.accepted, tokens_out=o / stats.accepted)
+            for k, (i, o) in store.chat_stage_tokens(round_).items()
+        }
         stats.cost_per_accepted = stats.cost_usd / stats.accepted
     calls = store.llm_calls(round_)
     stats.llm_calls, stats.llm_cache_hits = calls["calls"], calls["cache_hits"]

@@ -44,6 +44,9 @@ CREATE INDEX IF NOT EXISTS attempts_candidate ON attempts(candidate_id);
 CREATE TABLE IF NOT EXISTS llm_calls (
     id INTEGER PRIMARY KEY, candidate_id TEXT, stage TEXT, calls INTEGER, cache_hits INTEGER,
     tokens_in INTEGER, tokens_out INTEGER, cost_usd REAL, created_at REAL);
+CREATE TABLE IF NOT EXISTS llm_chat_stages (
+    call_id INTEGER NOT NULL, chat_stage TEXT NOT NULL, calls INTEGER NOT NULL, tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL, PRIMARY KEY (call_id, chat_stage));
 CREATE TABLE IF NOT EXISTS rounds (
     round INTEGER PRIMARY KEY, status TEXT NOT NULL, started_at REAL, finished_at REAL, stop_reason TEXT);
 CREATE TABLE IF NOT EXISTS fingerprints (task_id TEXT PRIMARY KEY, whole BLOB NOT NULL, added BLOB NOT NULL);

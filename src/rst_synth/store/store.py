@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 import typing
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -128,14 +128,21 @@ class Store:
         tokens_in: int,
         tokens_out: int,
         cost_usd: float,
+        chat_stages: Mapping[str, tuple[int, int, int]] | None = None,
     ) -> None:
-        """The model calls one proposal or repair made (a proposer reports them summed)."""
-        self._db.execute(
-            "INSERT INTO llm_calls(candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, "
-            "created_at) "
-            "VALUES (?,?,?,?,?,?,?,?)",
-            (candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, time.time()),
-        )
+        """The model calls one proposal or repair made (a proposer reports them summed), and the same
+        calls by chat stage: name -> (calls, tokens_in, tokens_out), one `llm_chat_stages` row each."""
+        with self.transaction() as db:
+            row = db.execute(
+                "INSERT INTO llm_calls(candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, "
+                "created_at) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (candidate_id, stage, calls, cache_hits, tokens_in, tokens_out, cost_usd, time.time()),
+            )
+            db.executemany(
+                "INSERT INTO llm_chat_stages(call_id, chat_stage, calls, tokens_in, tokens_out) VALUES (?,?,?,?,?)",
+                [(row.lastrowid, name, *counts) for name, counts in (chat_stages or {}).items()],
+            )
 
     def reject_candidate(
         self, candidate_id: str, check: Check, reason: Reason, detail: str, status: str = "rejected"
@@ -305,6 +312,22 @@ class Store:
             (round_,),
         ).fetchall()
         return {row["stage"]: int(row["tokens"] or 0) for row in rows if row["tokens"]}
+
+    def chat_stage_tokens(self, round_: int) -> dict[str, tuple[int, int]]:
+        """A round's model tokens (in, out) by the chat stage that spent them (extend, realign_tests,
+        realign_instruction, repair, reask, second_solution); empty for calls recorded before chat
+        stages were (their `llm_calls` rows have no `llm_chat_stages` rows)."""
+        rows = self._db.execute(
+            "SELECT s.chat_stage AS stage, SUM(s.tokens_in) AS tokens_in, SUM(s.tokens_out) AS tokens_out "
+            "FROM llm_chat_stages s JOIN llm_calls l ON l.id = s.call_id JOIN candidates c ON c.id = l.candidate_id "
+            "WHERE c.round = ? GROUP BY s.chat_stage ORDER BY s.chat_stage",
+            (round_,),
+        ).fetchall()
+        return {
+            row["stage"]: (int(row["tokens_in"] or 0), int(row["tokens_out"] or 0))
+            for row in rows
+            if row["tokens_in"] or row["tokens_out"]
+        }
 
     def llm_calls(self, round_: int) -> sqlite3.Row:
         row: sqlite3.Row = self._db.execute(

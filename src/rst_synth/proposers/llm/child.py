@@ -3,10 +3,10 @@ child assembly (proposers/child.py) and back."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from rst_synth.proposers.child import Extension, NewStep, assemble_child, split_child, step_test_module
-from rst_synth.task import Task
+from rst_synth.task import OutputContract, Task
 
 NAME = "llm"
 
@@ -27,6 +27,8 @@ class Parts(BaseModel):
     """The child's whole instruction, rewritten for the new workflow ("" when `addendum` is appended)."""
     dockerfile_append: str = ""
     """Lines appended to the parent's Dockerfile ("" when the image is unchanged)."""
+    outputs: list[OutputContract] = Field(default_factory=list)
+    """The contracts the model stated for the step's outputs (contracts.py); recorded with the step."""
 
     @property
     def test_path(self) -> str:
@@ -50,6 +52,7 @@ def build_child(parent: Task, parts: Parts, artifacts: list[str] | None = None) 
         solution=parts.steps,
         test_module=parts.tests,
         instruction=parts.addendum,
+        outputs=parts.outputs,
     )
     extension = Extension(steps=[step], dockerfile_append=parts.dockerfile_append)
     if not parts.instruction.strip():
@@ -76,4 +79,5 @@ def parts_of(parent: Task, child: Task) -> Parts:
         addendum="" if whole else step.instruction,
         instruction=child.instruction if whole else "",
         dockerfile_append=extension.dockerfile_append,
+        outputs=step.outputs,
     )

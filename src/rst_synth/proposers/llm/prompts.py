@@ -56,6 +56,7 @@ STEPS_PATH = "solution/steps.sh"
 DOCKERFILE_APPEND_PATH = "environment/Dockerfile.append"
 ADDENDUM_PATH = "instruction_addendum.md"
 INSTRUCTION_PATH = "instruction.md"
+CONTRACTS_PATH = "contracts.toml"
 
 
 class PromptBudgets(BaseModel):
@@ -170,6 +171,7 @@ def parent_context(
         "tools": ", ".join(discovery.tools) if discovery else "",
         "python_modules": ", ".join(discovery.python_modules) if discovery else "",
         "steps_path": STEPS_PATH,
+        "contracts_path": CONTRACTS_PATH,
         "dockerfile_append_path": DOCKERFILE_APPEND_PATH,
         "addendum_path": ADDENDUM_PATH,
         "instruction_path": INSTRUCTION_PATH,
@@ -197,15 +199,18 @@ def candidate_context(
     addendum: str = "",
     dockerfile_append: str = "",
     instruction: str = "",
+    contracts: str = "",
 ) -> dict[str, Any]:
     """The candidate's own files (what a later stage or a repair is shown), each within its budget;
-    `instruction`: the child's whole instruction where it was rewritten (then `addendum` is "")."""
+    `instruction`: the child's whole instruction where it was rewritten (then `addendum` is "");
+    `contracts`: the contracts.toml the model stated for its outputs ("" where it stated none)."""
     return {
         "steps": _nl(elide(steps, budgets.candidate_chars)),
         "tests": _nl(elide(tests, budgets.candidate_chars)),
         "addendum": _nl(elide(instruction or addendum, budgets.candidate_chars)),
         "rewritten": bool(instruction),
         "dockerfile_append": _nl(elide(dockerfile_append, budgets.candidate_chars)),
+        "contracts": _nl(elide(contracts, budgets.candidate_chars)),
     }
 
 

@@ -23,7 +23,9 @@ from rst_synth.llm import LLM, LLMConfig, LLMError, make_llm
 from rst_synth.proposers.base import Proposal, ProposalError, Usage
 from rst_synth.proposers.discovery import Discover, Discovery, DiscoveryCache
 from rst_synth.proposers.llm.child import NAME, Parts, build_child, parts_of
+from rst_synth.proposers.llm.contracts import CONTRACTS_PATH, contracts_text, stated_contracts
 from rst_synth.proposers.llm.errors import REPAIR_HINTS, exact_error
+from rst_synth.proposers.llm.expects import expected_files, without_prefix
 from rst_synth.proposers.llm.parse import Expect, ReplyError, parse_reply
 from rst_synth.proposers.llm.prompts import (
     ADDENDUM_PATH,
@@ -40,8 +42,7 @@ from rst_synth.proposers.llm.prompts import (
     rejection_context,
 )
 from rst_synth.proposers.llm.reask import UnusableReply, reask_request
-from rst_synth.task import Task
-from rst_synth.task.shell import without_trailing_exit
+from rst_synth.task import OutputContract, Task
 from rst_synth.validator import Check, Reason, ValidationReport, Verdict
 
 
@@ -99,6 +100,8 @@ class _Draft:
     repair_context: dict[str, Any] = field(default_factory=dict)
     repair_seed: int = 0
     fixed: Parts | None = None
+    outputs: list[OutputContract] = field(default_factory=list)
+    """The contracts the extend reply stated (contracts.py); empty: each output's type gives its own."""
 
 
 class LLMProposer:
@@ -183,6 +186,7 @@ class LLMProposer:
                 addendum=parts.addendum,
                 dockerfile_append=parts.dockerfile_append,
                 instruction=parts.instruction,
+                contracts=contracts_text(parts.outputs),
             ),
             **rejection_context(
                 budgets,
@@ -208,12 +212,20 @@ class LLMProposer:
         budgets = self.config.budgets
         if d.steps is None:
             self._take(d, "extend", await self._ask("extend", d.base, self._expected("extend", d), d))
-        context = {**d.base, **candidate_context(budgets, steps=d.steps or "", dockerfile_append=d.docker)}
+        stated = contracts_text(d.outputs)
+        context = {
+            **d.base,
+            **candidate_context(budgets, steps=d.steps or "", dockerfile_append=d.docker, contracts=stated),
+        }
         if d.tests is None:
             self._take(
                 d, "realign_tests", await self._ask("realign_tests", context, self._expected("realign_tests", d), d)
             )
-        context.update(candidate_context(budgets, steps=d.steps or "", tests=d.tests or "", dockerfile_append=d.docker))
+        context.update(
+            candidate_context(
+                budgets, steps=d.steps or "", tests=d.tests or "", dockerfile_append=d.docker, contracts=stated
+            )
+        )
         if d.addendum is None and d.instruction is None:
             stage = "realign_instruction"
             self._take(d, stage, await self._ask(stage, context, self._expected(stage, d), d))
@@ -225,6 +237,7 @@ class LLMProposer:
             addendum=d.addendum or "",
             instruction=d.instruction or "",
             dockerfile_append=d.docker,
+            outputs=d.outputs,
         )
         return self._proposal(d.parent, parts, d.found, d.seed, d.usage)
 
@@ -235,25 +248,9 @@ class LLMProposer:
         assert d.fixed is not None
         return self._proposal(d.parent, d.fixed, d.found, d.seed, d.usage)
 
-    def _expected(self, stage: str, d: _Draft) -> list[Expect]:
-        test_path = d.base["test_path"]
-        tests = ("tests/test_*.py", "test_*.py")
-        if stage == "extend":
-            return [
-                Expect(STEPS_PATH, "bash", accept=("solution/*.sh",), new_work=True),
-                Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
-            ]
-        if stage == "realign_tests":
-            return [Expect(test_path, "python", accept=tests, new_work=True)]
-        rewrite = d.base["instruction_mode"] == "rewrite"
-        if stage == "realign_instruction":
-            return _instruction_expects(rewrite, required=True)
-        return [
-            Expect(STEPS_PATH, "bash", required=False, accept=("solution/*.sh",), new_work=True),
-            Expect(test_path, "python", required=False, accept=tests, new_work=True),
-            *_instruction_expects(rewrite, required=False),
-            Expect(DOCKERFILE_APPEND_PATH, "dockerfile", required=False),
-        ]
+    @staticmethod
+    def _expected(stage: str, d: _Draft) -> list[Expect]:
+        return expected_files(stage, d.base["test_path"], rewrite=d.base["instruction_mode"] == "rewrite")
 
     @staticmethod
     def _take(d: _Draft, stage: str, files: dict[str, str]) -> None:
@@ -261,6 +258,7 @@ class LLMProposer:
         if stage == "extend":
             d.steps = without_prefix(files[STEPS_PATH], d.parent.solve_sh)
             d.docker = files.get(DOCKERFILE_APPEND_PATH, "")
+            d.outputs = stated_contracts(files[CONTRACTS_PATH]) if CONTRACTS_PATH in files else []
         elif stage == "realign_tests":
             d.tests = files[d.base["test_path"]]
         elif stage == "realign_instruction":
@@ -282,6 +280,7 @@ class LLMProposer:
                     "tests": files.get(parts.test_path, parts.tests),
                     **text,
                     "dockerfile_append": files.get(DOCKERFILE_APPEND_PATH, parts.dockerfile_append),
+                    "outputs": stated_contracts(files[CONTRACTS_PATH]) if CONTRACTS_PATH in files else parts.outputs,
                 }
             )
 
@@ -318,7 +317,9 @@ class LLMProposer:
         asked, kept, chat = reask_request(unusable, self._env, self.config.budgets, REPAIR_HINTS)
         require_any = not any(e.required for e in asked)
         try:
-            files = await self._chat_files(unusable.stage, chat, asked, d, seed=unusable.seed, require_any=require_any)
+            files = await self._chat_files(
+                unusable.stage, chat, asked, d, seed=unusable.seed, require_any=require_any, counted="reask"
+            )
         except UnusableReply as again:  # the next re-ask is about this reply, for the same stage's files
             again.expected, again.kept = unusable.expected, kept
             raise
@@ -345,7 +346,9 @@ class LLMProposer:
         *,
         seed: int,
         require_any: bool,
+        counted: str | None = None,
     ) -> dict[str, str]:
+        """One call; its usage is counted under the chat stage `counted` (default: `stage`)."""
         usage = d.usage
         try:
             result = await self.llm().chat(
@@ -353,15 +356,18 @@ class LLMProposer:
             )
         except LLMError as exc:
             raise LLMProposalError(Reason.LLM_ERROR, f"{stage}: {exc}", usage.model_copy()) from None
-        usage.calls += 1
-        if result.cache_hit:
-            usage.cached_calls += 1  # nothing spent: the client bills cache hits at 0
-        else:
-            usage.tokens_in += result.tokens_in
-            usage.tokens_out += result.tokens_out
-            usage.cost_usd += result.cost_usd
+        usage.count(  # a cache hit spends nothing: the client bills it at 0
+            counted or stage,
+            tokens_in=result.tokens_in,
+            tokens_out=result.tokens_out,
+            cost_usd=result.cost_usd,
+            cache_hit=result.cache_hit,
+        )
         try:
-            return parse_reply(result.text, expected, finish_reason=result.finish_reason, require_any=require_any)
+            files = parse_reply(result.text, expected, finish_reason=result.finish_reason, require_any=require_any)
+            if CONTRACTS_PATH in files:  # checked here, so that a wrong entry is re-asked like a parse error
+                stated_contracts(files[CONTRACTS_PATH])
+            return files
         except ReplyError as exc:
             raise UnusableReply(stage, chat, result.text, exc, expected, seed) from None
 
@@ -369,28 +375,6 @@ class LLMProposer:
         artifacts = [a.path for a in found.artifacts] if found else []
         child = build_child(parent, parts, artifacts)
         return Proposal(task=child, steps=[parts.theme], seed=seed, usage=usage.model_copy())
-
-
-def _instruction_expects(rewrite: bool, *, required: bool) -> list[Expect]:
-    """The instruction's blocks: an addendum (any .md path), required where `required`; for a rewrite,
-    first the whole instruction.md (an unlabelled markdown block too), then an addendum, still taken as one
-    (replies to older prompts), both optional: the caller then asks for either."""
-    if not rewrite:
-        return [Expect(ADDENDUM_PATH, "markdown", required=required, accept=("*.md",))]
-    return [
-        Expect(INSTRUCTION_PATH, "markdown", required=False, accept=("*/instruction.md", "INSTRUCTION.md")),
-        Expect(ADDENDUM_PATH, "markdown", required=False, accept=("*.md",), fallback=True),
-    ]
-
-
-def without_prefix(text: str, parent_text: str) -> str:
-    """`text` without the parent's own text in front: a model that repeats the whole solve.sh (or the
-    whole instruction) instead of only the new part would otherwise run the parent's work twice."""
-    body, prefix = text.strip(), without_trailing_exit(parent_text).strip()
-    if prefix and body.startswith(prefix):
-        rest = body[len(prefix) :].strip("\n")
-        return rest + "\n" if rest.strip() else text
-    return text
 
 
 def make_llm_proposer(

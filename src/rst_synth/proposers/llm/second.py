@@ -12,9 +12,10 @@ from rst_synth.llm import LLMError
 from rst_synth.proposers.base import ProposalError, Usage
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.llm.bounded import elide
+from rst_synth.proposers.llm.expects import without_prefix
 from rst_synth.proposers.llm.parse import Expect, ReplyError, parse_reply
 from rst_synth.proposers.llm.prompts import STEPS_PATH, PromptBudgets, environment, messages, parent_context
-from rst_synth.proposers.llm.proposer import LLMProposer, without_prefix
+from rst_synth.proposers.llm.proposer import LLMProposer
 from rst_synth.task import Task
 from rst_synth.validator import Reason
 
@@ -70,11 +71,13 @@ class SecondSolutionWriter:
             )
         except LLMError as exc:
             raise ProposalError(Reason.LLM_ERROR, f"{STAGE}: {exc}", usage) from None
-        usage.calls += 1
-        if result.cache_hit:
-            usage.cached_calls += 1
-        else:
-            usage.tokens_in, usage.tokens_out, usage.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
+        usage.count(
+            STAGE,
+            tokens_in=result.tokens_in,
+            tokens_out=result.tokens_out,
+            cost_usd=result.cost_usd,
+            cache_hit=result.cache_hit,
+        )
         expected = [Expect(STEPS_PATH, "bash", accept=("solution/*.sh",), new_work=True)]
         try:
             files = parse_reply(result.text, expected, finish_reason=result.finish_reason)
