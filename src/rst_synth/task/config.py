@@ -35,6 +35,16 @@ class TaskInfo(_Section):
 
 Form = Literal["bytes", "json", "csv", "toml", "sqlite", "lines"]
 Fixed = Literal["key_order", "layout", "numbers", "quoting", "line_order", "newline"]
+FIXED_BY_FORM: dict[str, tuple[Fixed, ...]] = {
+    "bytes": (),
+    "json": ("key_order", "layout", "numbers", "newline"),
+    "csv": ("quoting",),
+    "toml": ("key_order",),
+    "sqlite": (),
+    "lines": ("line_order",),
+}
+"""The layout details each form can fix: those the tolerance check would otherwise write another way
+(validator/contracts.py `rewritten`). Bytes fix everything, a database's layout nothing."""
 
 
 class OutputContract(_Section):

@@ -23,21 +23,10 @@ from pydantic import ValidationError
 from rst_synth.proposers.llm.parse import ReplyError
 from rst_synth.proposers.llm.prompts import CONTRACTS_PATH
 from rst_synth.task import OutputContract
-from rst_synth.task.config import Fixed, Form
+from rst_synth.task.config import FIXED_BY_FORM, Fixed, Form
 from rst_synth.validator import Reason
 
-__all__ = ["CONTRACTS_PATH", "FIXED_BY_FORM", "contracts_text", "stated_contracts"]
-
-FIXED_BY_FORM: dict[str, tuple[str, ...]] = {
-    "bytes": (),
-    "json": ("key_order", "layout", "numbers", "newline"),
-    "csv": ("quoting",),
-    "toml": ("key_order",),
-    "sqlite": (),
-    "lines": ("line_order",),
-}
-"""The layout details each form can fix: those the tolerance check would otherwise write another way
-(validator/contracts.py `rewritten`). Bytes fix everything, a database's layout nothing."""
+__all__ = ["CONTRACTS_PATH", "contracts_text", "stated_contracts"]
 
 _KEYS = ("path", "form", "fixed")
 
