@@ -4,6 +4,8 @@ capable agents, solving round-5 tasks, called bookkeeping or meaningless."""
 from __future__ import annotations
 
 import random
+import sqlite3
+from pathlib import Path
 
 from rst_synth.proposers.artifacts import Artifact, Kind, classify
 from rst_synth.proposers.columns import Role, Unfit, Use, column_roles
@@ -71,6 +73,68 @@ def test_no_conversion_of_a_conversion_and_no_second_conversion_of_a_file() -> N
     sales = artifact("/app/out/sales.csv", SALES)
     assert refusal(to_json, sales, lineage(converted, scenario="data-migration")) is Refusal.CONVERSION_OF_CONVERSION
     assert refusal(to_json, sales, lineage(scenario="data-migration")) is None
+
+
+ROSTER = """username,uid,full_name,team,extra_groups,status
+amoreau,2001,Anna Moreau,analytics,reports;vpn,active
+bkeller,2002,Ben Keller,platform,ops;vpn,active
+cnguyen,2003,Chi Nguyen,analytics,,active
+dsilva,2004,Diego Silva,support,reports,active
+eokafor,2005,Ebere Okafor,platform,ops,left
+fhansen,2006,Frida Hansen,support,,active
+gbrown,2007,Grace Brown,platform,vpn;reports;ops,active
+hlee,2008,Hyun Lee,analytics,vpn,active
+iward,2009,Isla Ward,support,vpn,left
+jtanaka,2010,Jun Tanaka,platform,,active
+"""
+"""The users-permissions seed's roster, as its lineage's discovery saw it."""
+
+
+def _seed_database(tmp_path: Path) -> Artifact:
+    """The seed's own database, with a table of its own."""
+    db = tmp_path / "accounts.db"
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE users (name TEXT NOT NULL, uid INTEGER NOT NULL)")
+        connection.executemany("INSERT INTO users VALUES (?, ?)", [(f"u{k}", 1000 + k) for k in range(8)])
+    kind, details, sample = classify("/app/data/accounts.db", db.read_bytes())
+    return Artifact(path="/app/data/accounts.db", kind=kind, size=db.stat().st_size, details=details, sample=sample)
+
+
+def test_a_csv_loaded_into_a_table_is_not_exported_back(tmp_path: Path) -> None:
+    """users-permissions: roster.csv loaded into a database (`csv-to-sqlite`), its table exported back
+    (`sqlite-table-to-csv`), then the members listed from the export, the bytes of the list from roster.csv:
+    the validator's redundant output, and the end of the lineage. The load may be this child's own step."""
+    found = Discovery(workdir="/app", artifacts=[], tools=["python3"], python_modules=["sqlite3"])
+    roster = artifact("/app/onboarding/roster.csv", ROSTER)
+    load, export = OPERATORS["csv-to-sqlite"], OPERATORS["sqlite-table-to-csv"]
+    loaded = load.step(roster, _ctx()).produces[0]
+    assert loaded.kind is Kind.SQLITE and export.can_use(loaded, found)
+    loading = HistoryStep(name=load.name, consumes=[roster.path], produces=[loaded.path])
+    state = lineage(loading, scenario="backup-audit")
+    assert not allowed(export, loaded, state) and state.refused[Refusal.CONVERSION_OF_CONVERSION] == 1
+    seed = _seed_database(tmp_path)
+    assert export.can_use(seed, found) and refusal(export, seed, state) is None
+    # the other way round: a table exported to CSV is not loaded back
+    exporting = HistoryStep(name=export.name, consumes=[seed.path], produces=["/app/derived/accounts_users_export.csv"])
+    users = artifact("/app/derived/accounts_users_export.csv", "name,uid\nu0,1000\nu1,1001\n")
+    assert refusal(load, users, lineage(exporting, scenario="backup-audit")) is Refusal.CONVERSION_OF_CONVERSION
+    # a CSV converted to JSON records may still be loaded (a database is where SQL steps work, no delivery)
+    to_json = HistoryStep(name="csv-to-json-records", consumes=[roster.path], produces=["/app/derived/r.json"])
+    assert refusal(load, roster, lineage(to_json, scenario="backup-audit")) is None
+
+
+def test_nothing_builds_on_what_a_round_trip_wrote() -> None:
+    """The round-8 child listed the members of the export of a round trip built before the rule."""
+    trip = [
+        HistoryStep(name="csv-to-sqlite", consumes=["/app/onboarding/roster.csv"], produces=["/app/derived/r.sqlite"]),
+        HistoryStep(name="sqlite-table-to-csv", consumes=["/app/derived/r.sqlite"], produces=["/app/derived/r.csv"]),
+    ]
+    members = OPERATORS["csv-list-members"]
+    back = artifact("/app/derived/r.csv", ROSTER)
+    assert members.can_use(back, Discovery(workdir="/app", artifacts=[], tools=["python3"]))
+    assert refusal(members, back, lineage(*trip, scenario="backup-audit")) is Refusal.ROUND_TRIP
+    roster = artifact("/app/onboarding/roster.csv", ROSTER)
+    assert refusal(members, roster, lineage(*trip, scenario="backup-audit")) is None
 
 
 def test_groups_of_single_rows_statistics_of_few_rows_and_of_signed_changes_mean_nothing() -> None:

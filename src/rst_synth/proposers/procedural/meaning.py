@@ -30,8 +30,16 @@ class Refusal(StrEnum):
     """A tool of a kind the lineage has already written, generated again for another similar file: one tool
     of a kind per lineage, parameterised, is the work; four copies that differ in a prefix are not."""
     CONVERSION_OF_CONVERSION = "conversion_of_conversion"
-    """A format conversion of what a conversion wrote (a table exported to CSV, then that CSV to JSON), or of
-    a file the lineage has converted already."""
+    """A format conversion of what a conversion wrote (a table exported to CSV, then that CSV to JSON; a CSV
+    loaded into a database, then its table exported back to CSV), or a conversion to an end result (`final`:
+    CSV to JSON) of a file the lineage has converted to one already. A conversion writes a new file
+    (`csv-to-sqlite` a new database), so every table of a database a conversion wrote holds a converted file's
+    rows, and a table of the seed's own database is still exported."""
+    ROUND_TRIP = "round_trip"
+    """Any step on what a round trip wrote: a conversion of a conversion's output back to the kind the first
+    one read (roster.csv loaded into a table, the table exported to CSV). The file repeats the one the trip
+    started from, so the step repeats a step on that file; lineages from before the conversion rule hold such
+    files."""
 
 
 @dataclass
@@ -63,7 +71,9 @@ def refusal(operator: Operator, artifact: Artifact, lineage: Lineage) -> Refusal
             return Refusal.BOOKKEEPING_ALONE
     if any(h.name == operator.name and _wrote_tool(h) for h in lineage.history):
         return Refusal.TOOL_AGAIN
-    if operator.converts and _converted(artifact.path, lineage.history):
+    if _round_trip(artifact, lineage.history):
+        return Refusal.ROUND_TRIP
+    if operator.converts and _converted(artifact.path, lineage.history, final=operator.final):
         return Refusal.CONVERSION_OF_CONVERSION
     return None
 
@@ -80,10 +90,26 @@ def _wrote_tool(step: HistoryStep) -> bool:
     return any("/bin/" in path for path in step.produces)
 
 
-def _converted(path: str, history: list[HistoryStep]) -> bool:
-    """Whether `path` is what a conversion wrote, or a file a conversion has read already."""
-    for step in history:
-        operator = OPERATORS.get(step.name)
-        if operator is not None and operator.converts and (path in step.produces or path in step.consumes):
-            return True
-    return False
+def _conversions(history: list[HistoryStep]) -> list[tuple[HistoryStep, Operator]]:
+    return [(step, op) for step in history if (op := OPERATORS.get(step.name)) is not None and op.converts]
+
+
+def _converted(path: str, history: list[HistoryStep], *, final: bool) -> bool:
+    """Whether `path` is what a conversion wrote, or, for a conversion to an end result, a file a conversion to
+    an end result has read: one file delivered in two formats. A database loaded from a CSV is where later
+    steps work on it, no delivery: a CSV converted to JSON may still be loaded, and the other way round."""
+    return any(
+        path in step.produces or (final and operator.final and path in step.consumes)
+        for step, operator in _conversions(history)
+    )
+
+
+def _round_trip(artifact: Artifact, history: list[HistoryStep]) -> bool:
+    """Whether a conversion wrote `artifact` from what a conversion wrote, in a kind the first one reads."""
+    conversions = _conversions(history)
+    read_by = {path: operator.kinds for step, operator in conversions for path in step.produces}
+    return any(
+        artifact.path in step.produces and artifact.kind in read_by.get(consumed, ())
+        for step, _ in conversions
+        for consumed in step.consumes
+    )

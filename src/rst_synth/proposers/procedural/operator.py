@@ -121,8 +121,9 @@ class Operator:
     weight: float = 1.0
     """Base weight in the draw; workflow operators that need reasoning weigh more than one-command ones."""
     converts: bool = False
-    """A format conversion (CSV to JSON, a table to CSV): never of what a conversion wrote, nor of a file the
-    lineage has converted already (meaning.py)."""
+    """A format conversion (CSV to JSON, a CSV into a new database, a table to CSV): never of what a conversion
+    wrote (the round trip CSV to table to CSV), nor, to an end result, of a file the lineage has converted to
+    one already (meaning.py)."""
     purpose: Purpose = Purpose.REPORT
     """What its deliverable is for: a lineage's scenario has room for some purposes only, and the instruction
     groups the deliverables by it (scenarios.py, document.py)."""

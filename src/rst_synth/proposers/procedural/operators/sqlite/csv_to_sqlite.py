@@ -28,6 +28,7 @@ class CsvToSqlite(Operator):
 
     name = "csv-to-sqlite"
     purpose = Purpose.PREPARE
+    converts = True  # its table exported back to CSV would be the CSV again
     kinds = (Kind.CSV,)
     tools = ("python3",)
 
