@@ -8,7 +8,7 @@ full (the parent's solution run again), and from the parent's kept state as `rst
 child (examples/children/access-log-report-errors), and any task directories given with `--child`
 (a synthesized task whose task.toml records `parent_path`, e.g. a round-5 task of a run).
 
-    python3 bench/tolerance_overhead.py [--quick] [--child runs/eight/tasks/r05/<task>]
+    python3 bench/tolerance_overhead.py [--quick] [--mode full|kept|both] [--child runs/eight/tasks/r05/<task>]
 """
 
 from __future__ import annotations
@@ -42,6 +42,12 @@ def parent_of(child: Task, folder: Path) -> Task:
 async def main() -> None:
     cli = parser(__doc__.split("\n")[0])
     cli.add_argument("--child", action="append", type=Path, default=[], help="a child task directory")
+    cli.add_argument(
+        "--mode",
+        choices=["full", "kept", "both"],
+        default="both",
+        help="validate in full, from the kept state, or both",
+    )
     args = cli.parse_args()
     started = header("tolerance_overhead", args)
     reps = 2 if args.quick else 4
@@ -53,7 +59,7 @@ async def main() -> None:
     sandbox = make_sandbox("docker")
     rows, ratios = [], []
     try:
-        for kept in (False, True):
+        for kept in [k for k in (False, True) if args.mode in ("both", "kept" if k else "full")]:
             on = Validator(sandbox, ValidatorConfig(max_containers=4, keep_states=kept))
             off = Validator(sandbox, ValidatorConfig(max_containers=4, keep_states=kept, tolerance=False))
             how = "from the parent's kept state" if kept else "in full"
