@@ -249,3 +249,15 @@ def test_an_operator_that_applies_to_many_files_does_not_crowd_the_draw() -> Non
     picks = Counter(choose([], seed, count=1, discovery=discovery)[0].split("@")[0] for seed in range(300))
     reasoning = sum(n for name, n in picks.items() if OPERATORS[name].weight >= 3)
     assert reasoning > 0.6 * 300, picks
+
+
+def test_a_child_takes_each_operator_once() -> None:
+    """The same operator on two similar files of one child reads as one chore done twice (a startup fault
+    fixed on two hosts' configurations in one round): the second file waits for a later round."""
+    north = file_artifact("/app/out/north.csv", SALES)
+    south = file_artifact("/app/out/south.csv", SALES.replace("north", "upper"))
+    twice = []
+    for seed in range(40):
+        names = [s.operator for s in draw([], seed, count=3, discovery=found(north, south))]
+        twice += [n for n in set(names) if names.count(n) > 1]
+    assert twice == []

@@ -148,11 +148,14 @@ class ProceduralProposer:
             # The same operator on its own output (a quarantine of the accepted rows of a quarantine) is
             # the earlier step again under a new file name.
             made_by = {path: h.name for h in history for path in h.produces}
+            # One operator twice in a child is one chore done on two similar files: the second waits a round.
+            in_child = {s.operator for s in steps}
             candidates = [
                 (op, art)
                 for art in available
                 for op in operators
                 if (op.name, op.input_of(art)) not in used
+                and op.name not in in_child
                 and made_by.get(art.path) != op.name
                 and not (op.once and op.name in done)
                 and (not op.bookkeeping or art.path.startswith(root))
