@@ -88,6 +88,7 @@ class WheelRepair(Operator):
             **params,
         )
         project = str(PurePosixPath(artifact.path).parent)
+        sources = ", ".join(f"`{project}/{m}.py`" for m in sorted(modules))
         instruction = " ".join(
             f"""The release pipeline left `{candidate}`, the wheel of the patch release {later} of the project
             `{artifact.path}` (the last good one is `{wheel}`), and it is broken: its RECORD, its metadata and its
@@ -95,8 +96,9 @@ class WheelRepair(Operator):
             wheel `{out}` (a zip archive), of release {later} (the version in the candidate's file name). It holds
             exactly these files (no others; directory entries do not count): every file of the candidate outside
             its `*.dist-info` folder, with the same content; for each module the `py-modules` of `{artifact.path}`
-            name that the candidate lacks, `MODULE.py` taken from `{project}/MODULE.py` with the string its
-            `__version__ = "..."` assignment holds set to `{later}`; and in the folder `{dist}-{later}.dist-info`
+            name ({sources}) that the candidate lacks, that module's file of the project, at the top of the
+            archive, with the string its `__version__ = "..."` assignment holds set to `{later}`; and in the folder
+            `{dist}-{later}.dist-info`
             (whatever the candidate's dist-info folder is called) the candidate's dist-info files except RECORD
             and `entry_points.txt`, with the same content except that METADATA's `Version` field is `{later}`
             (its other fields unchanged); an `entry_points.txt` with only a `[console_scripts]` section holding
