@@ -54,7 +54,7 @@ def package_code(source: str) -> str:
 def main() -> None:
     source = pathlib.Path(PROJECT, MODULE + ".py").read_text(encoding="utf-8")
     package = pathlib.Path(NEW, "src", MODULE)
-    package.mkdir(parents=True)
+    package.mkdir(parents=True, exist_ok=True)
     (package / "__init__.py").write_text(package_code(source), encoding="utf-8")
     (package / "__main__.py").write_text(f"import sys\n\nfrom {MODULE} import {FUNCTION}\n\nsys.exit({FUNCTION}())\n")
     text = PY_MODULES.sub("", pathlib.Path(PROJECT, "pyproject.toml").read_text(encoding="utf-8"))
