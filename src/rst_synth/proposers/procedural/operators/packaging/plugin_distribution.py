@@ -56,6 +56,9 @@ class PythonPluginDistribution(Operator):
     kinds = (Kind.CONFIG,)
     tools = ("python3",)
     weight = 3.0
+    # The plugin is named for the project: a second one, of a copy of the project (a new layout), writes the
+    # same distribution again, and the parent's solution passes its tests.
+    once = True
 
     def applies(self, artifact: Artifact, discovery: Discovery) -> bool:
         names, name = _names(artifact), project_name(artifact)
