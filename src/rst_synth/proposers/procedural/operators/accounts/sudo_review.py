@@ -18,16 +18,22 @@ SUDOERS = "/etc/sudoers.d"
 HEADER = ["file", "principal", "problem"]
 
 
-def _admin_groups(rows: list[dict[str, str]], gids: dict[str, int]) -> list[str]:
-    """Non-team groups with an active member, where another team has an active non-member too."""
+def _outsiders(member: dict[str, str], group: str, active: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The active non-members of `group` in another team than `member`'s."""
+    return [r for r in active if group not in r["extra_groups"].split(";") and r["team"] != member["team"]]
+
+
+def _members(group: str, rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The active members of `group` that have an active non-member in another team."""
     active = [r for r in rows if r["status"] == "active"]
+    inside = [r for r in active if group in r["extra_groups"].split(";")]
+    return [r for r in inside if _outsiders(r, group, active)]
+
+
+def _admin_groups(rows: list[dict[str, str]], gids: dict[str, int]) -> list[str]:
+    """Non-team groups that can be the admin group: one with an active member, an outsider in another team."""
     teams = {r["team"] for r in rows}
-    found = []
-    for group in sorted(g for g in gids if g not in teams):
-        inside = [r for r in active if group in r["extra_groups"].split(";")]
-        if inside and any(r["team"] != inside[0]["team"] and r not in inside for r in active):
-            found.append(group)
-    return found
+    return [g for g in sorted(gids) if g not in teams and _members(g, rows)]
 
 
 @register
@@ -56,9 +62,8 @@ class AccountsSudoReview(Operator):
         rng = ctx.rng
         admin = rng.choice(_admin_groups(rows, listed[1]))
         active = [r for r in rows if r["status"] == "active"]
-        inside = [r for r in active if admin in r["extra_groups"].split(";")]
-        member = rng.choice(inside)
-        outsider = rng.choice([r for r in active if r not in inside and r["team"] != member["team"]])
+        member = rng.choice(_members(admin, rows))
+        outsider = rng.choice(_outsiders(member, admin, active))
         gone = sorted(r["username"] for r in rows if r["status"] == "left") or ["former"]
         leaver = rng.choice(gone)
         team = outsider["team"]
