@@ -140,7 +140,9 @@ class AccountsOffboarding(Operator):
             f"they are. Write the report `{report}`: a CSV file with the header `{','.join(HEADER)}` and one row "
             "per listed account, sorted by username in code-point order: `status` is `offboarded` or `pending`, "
             "`handed_to` the account that got its entries (empty when pending) and `entries` how many folders and "
-            "files were handed over (`0` when pending)."
+            "files were handed over (`0` when pending). The entries below those two folders are: "
+            + ", ".join(f"`{path}`" for path in sorted(planted))
+            + "."
         )
         return Step(
             solution=solution,
