@@ -128,6 +128,13 @@ def doc_ext(artifact: Artifact) -> str:
     return "toml" if artifact.kind is Kind.CONFIG else "json"
 
 
+def document_output(path: str, ext: str, *, end_result: bool = False) -> Artifact:
+    """A configuration a step writes in the format `ext` (`doc_ext`) of the one it read."""
+    if ext == "toml":
+        return Artifact(path=path, kind=Kind.CONFIG, end_result=end_result, details={"format": "toml"})
+    return Artifact(path=path, kind=Kind.JSON, end_result=end_result, details={"type": "object"})
+
+
 STRINGS = ("Zürich", 'say "hi"', "a = b # not a comment", "plain", "", "tab\there", "東京", "x,y")
 
 

@@ -14,6 +14,7 @@ from rst_synth.proposers.procedural.operator import Step, StepContext, q, regist
 from rst_synth.proposers.procedural.operators.config.documents import (
     config_document,
     doc_ext,
+    document_output,
     leaves,
     places_ok,
     tables,
@@ -119,15 +120,13 @@ class ConfigRedactTool(ToolOperator):
             "exits 2 when it does not get exactly one argument, or when FILE cannot be read or parsed or is not a "
             f"table. Then run it on `{host_path}` and save its output as `{out}` (create the folder)."
         )
-        kind = Kind.CONFIG if ext == "toml" else Kind.JSON
-        details = {"format": "toml"} if ext == "toml" else {"type": "object"}
         return Step(
             solution=solution,
             tests=tests,
             instruction=instruction,
             dockerfile=dockerfile,
             produces=[
-                Artifact(path=out, kind=kind, end_result=True, details=details),
+                document_output(out, ext, end_result=True),
                 self.executable(tool),
             ],
         )

@@ -12,7 +12,13 @@ from typing import Any
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Step, StepContext, q, register
-from rst_synth.proposers.procedural.operators.config.documents import config_document, doc_ext, leaves, places_ok
+from rst_synth.proposers.procedural.operators.config.documents import (
+    config_document,
+    doc_ext,
+    document_output,
+    leaves,
+    places_ok,
+)
 from rst_synth.proposers.procedural.operators.config.layered_merge import LEVELS, VERSION_WORDS
 from rst_synth.proposers.procedural.operators.config.shipped import rules_check as shipped
 from rst_synth.proposers.procedural.operators.config.shipped.documents import dump_doc, toml_text
@@ -157,8 +163,6 @@ class ConfigRulesCheck(ToolOperator):
             "up to you): the candidate with the value of every path that breaks a check set back to the value "
             f"that path has in `{artifact.path}` (added where the candidate lacks it), everything else as it is."
         )
-        kind = Kind.CONFIG if ext == "toml" else Kind.JSON
-        details = {"format": "toml"} if ext == "toml" else {"type": "object"}
         return Step(
             solution=solution,
             tests=tests,
@@ -166,7 +170,7 @@ class ConfigRulesCheck(ToolOperator):
             dockerfile=dockerfile,
             produces=[
                 Artifact(path=checked, kind=Kind.JSON, end_result=True, details={"type": "array"}),
-                Artifact(path=repaired, kind=kind, details=details),
+                document_output(repaired, ext),
                 self.executable(tool),
             ],
         )

@@ -11,7 +11,13 @@ from typing import Any
 from rst_synth.proposers.artifacts import Artifact, Kind
 from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, register
-from rst_synth.proposers.procedural.operators.config.documents import config_document, doc_ext, leaves, places_ok
+from rst_synth.proposers.procedural.operators.config.documents import (
+    config_document,
+    doc_ext,
+    document_output,
+    leaves,
+    places_ok,
+)
 from rst_synth.proposers.procedural.operators.config.drift_report import HOSTS
 from rst_synth.proposers.procedural.operators.config.layered_merge import VERSION_WORDS, changeable, env_value
 from rst_synth.proposers.procedural.operators.config.shipped import startup_fault as shipped
@@ -151,15 +157,13 @@ class ConfigStartupFault(Operator):
             "and value of the host's file stays exactly as it is: the host's own values and the keys the loader "
             "does not know are part of its configuration."
         )
-        kind = Kind.CONFIG if ext == "toml" else Kind.JSON
-        details = {"format": "toml"} if ext == "toml" else {"type": "object"}
         return Step(
             solution=solution,
             tests=tests,
             instruction=instruction,
             dockerfile=dockerfile,
             produces=[
-                Artifact(path=fixed, kind=kind, details=details),
+                document_output(fixed, ext),
                 Artifact(path=diagnosis, kind=Kind.JSON, end_result=True, details={"type": "object"}),
             ],
         )
