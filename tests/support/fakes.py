@@ -77,7 +77,8 @@ class FakeContainer:
             return ExecResult(
                 exit_code=0, output="\n".join([said, *marked, f"{nonce[1]}:rc:0"]) + "\n", duration_sec=0.01
             )
-        return ExecResult(exit_code=0, output=self._shell(command), duration_sec=0.01)
+        known, said = self._shell(command)
+        return ExecResult(exit_code=0 if known else 127, output=said, duration_sec=0.01)
 
     def _verify(self) -> str:
         modules = [
@@ -103,9 +104,10 @@ class FakeContainer:
                 lines += [f"S\t{len(body)}\t{path}", f"{hashlib.sha256(body).hexdigest()}  {path}"]
         return "\n".join(lines) + "\n"
 
-    def _shell(self, command: str) -> str:
+    def _shell(self, command: str) -> tuple[bool, str]:
         """`cp -a -- A B`, `rm -f -- P...`, `cat -- A > B`, `echo WORD` and the verifier (a command
-        naming test.sh), joined by &&."""
+        naming test.sh), joined by &&; False with what was said where a command is unknown (a shell's
+        "not found")."""
         said = []
         for part in command.split(" && "):
             words = shlex.split(part.replace(" > ", " __to__ "))
@@ -121,8 +123,8 @@ class FakeContainer:
             elif words[:1] == ["echo"]:
                 said.append(" ".join(words[1:]))
             else:
-                break  # a command it does not know fails, and && stops
-        return "\n".join(said)
+                return False, "\n".join(said)  # a command it does not know fails, and && stops
+        return True, "\n".join(said)
 
     async def put_files(
         self,

@@ -93,10 +93,13 @@ class Validator:
         async with AsyncExitStack() as stack:  # the oracle's container, kept for the quality checks
             kept = _Kept(stack) if quality else None
             start = Start(why="kept states are off")
+            # The new modules' command, proven on the oracle's outputs below, runs the quality checks'
+            # tests; from a kept state it also stands for test.sh in the untouched and parent's runs.
+            narrow = quick_command(task, task.config.verifier.timeout_sec) if quality else None
             quick = None
             if parent is not None and self.config.keep_states:
                 start = await self._keeper.start(parent, task)
-                quick = quick_command(task, task.config.verifier.timeout_sec) if quality else None
+                quick = narrow
             # From a kept state, determinism needs nothing of the oracle but its files, which it
             # waits for: it starts beside it. A whole-solution run waits for the oracle to end: run at
             # the same moment, both would stamp the same times into their outputs, and a time-stamped
@@ -117,8 +120,9 @@ class Validator:
                     await asyncio.gather(early, return_exceptions=True)
                 self._skip_rest(report, after=Check.NOP if nop else Check.ORACLE, parent=parent)
                 return
-            if quick is not None and kept is not None and kept.box is not None:  # it must pass on the oracle's outputs
-                control = await kept.box.exec(quick, timeout=task.config.verifier.timeout_sec + 60)
+            if narrow is not None and kept is not None and kept.box is not None:  # it must pass on the oracle's outputs
+                control = await kept.box.exec(narrow, timeout=task.config.verifier.timeout_sec + 60)
+                narrow = narrow if control.ok else None
                 quick = quick if control.ok else None
             later: list[Awaitable[CheckResult]] = [] if nop else [self._nop(task, report, quick)]
             if self.config.determinism_runs:
@@ -133,7 +137,7 @@ class Validator:
                 if report.first_failure is not None:
                     self._skip_rest(report, after=Check.PARENT, parent=parent)
                     return
-                await self._quality(task, parent, report, states, kept.box, start, quick)
+                await self._quality(task, parent, report, states, kept.box, start, narrow)
 
     async def _build(self, task: Task, report: ValidationReport) -> CheckResult:
         started = time.monotonic()
