@@ -15,7 +15,7 @@ from rst_synth.proposers.discovery import Discovery
 from rst_synth.proposers.procedural.operator import Operator, Step, StepContext, q, register
 from rst_synth.proposers.procedural.operators.kit.workflow import inside_git, work_root
 from rst_synth.proposers.procedural.operators.packaging.shipped import plugin_distribution
-from rst_synth.proposers.procedural.operators.packaging.wheels import project_name, project_wheel
+from rst_synth.proposers.procedural.operators.packaging.wheels import installed_version, project_name, project_wheel
 from rst_synth.proposers.procedural.scenarios import Purpose
 from rst_synth.proposers.procedural.shipping import render, used_modules
 
@@ -34,17 +34,6 @@ def _names(artifact: Artifact) -> tuple[str, str, str] | None:
         return None
     base = re.sub(r"[-_.]+", "_", name).lower()
     return f"{name}-digest", f"{base}_digest", f"{base}.plugins"
-
-
-def _installed(name: str, discovery: Discovery) -> str | None:
-    """The installed version of distribution `name` (its dist-info folder among the artifacts), if any."""
-    stem = re.sub(r"[-_.]+", "_", name).lower()
-    for artifact in discovery.artifacts:
-        folder = PurePosixPath(artifact.path).parent.name
-        match = re.fullmatch(r"(.+)-([0-9][^-]*)\.dist-info", folder)
-        if match and re.sub(r"[-_.]+", "_", match[1]).lower() == stem and "-packages/" in artifact.path:
-            return match[2]
-    return None
 
 
 @register
@@ -66,15 +55,15 @@ class PythonPluginDistribution(Operator):
             names is not None
             and name is not None
             and project_wheel(artifact, discovery) is not None
-            and _installed(name, discovery) is not None
-            and _installed(names[0], discovery) is None
+            and installed_version(name, discovery) is not None
+            and installed_version(names[0], discovery) is None
             and not inside_git(f"{work_root(discovery)}/plugins/x", discovery)
         )
 
     def build(self, artifact: Artifact, ctx: StepContext) -> Step:
         names, base, wheel = _names(artifact), project_name(artifact), project_wheel(artifact, ctx.discovery)
         assert names is not None and base is not None and wheel is not None  # applies() checked them
-        version = _installed(base, ctx.discovery)
+        version = installed_version(base, ctx.discovery)
         dist, module, group = names
         script = f"{base}-plugin"
         dist_dir = f"{work_root(ctx.discovery)}/plugins/dist"

@@ -32,3 +32,14 @@ def project_wheel(artifact: Artifact, discovery: Discovery) -> str | None:
         if a.kind is Kind.ARCHIVE and a.name.endswith(".whl") and a.name.lower().startswith(stem + "-")
     )
     return wheels[-1] if wheels else None
+
+
+def installed_version(name: str, discovery: Discovery) -> str | None:
+    """The installed version of distribution `name` (its dist-info folder among the artifacts), if any."""
+    stem = re.sub(r"[-_.]+", "_", name).lower()
+    for artifact in discovery.artifacts:
+        folder = PurePosixPath(artifact.path).parent.name
+        match = re.fullmatch(r"(.+)-([0-9][^-]*)\.dist-info", folder)
+        if match and re.sub(r"[-_.]+", "_", match[1]).lower() == stem and "-packages/" in artifact.path:
+            return match[2]
+    return None
