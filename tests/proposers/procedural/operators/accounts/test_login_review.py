@@ -1,7 +1,8 @@
 """accounts-login-review: where it applies (a roster with a leaver), the review's rules on a hand-checked log, a
 deterministic step that plants an auth log holding every kind of finding, its generated tests passing on its own
-tool and failing on tools that check the window strictly, count `Invalid user` lines as failures or leave the
-leaver's login unflagged; and a child accepted against the onboarding seed."""
+tool and failing on tools that check the window strictly, count `Invalid user` lines as failures, leave the
+leaver's login unflagged, read times with strptime's default year or find the phrases anywhere in a line; and a
+child accepted against the onboarding seed."""
 
 from __future__ import annotations
 
@@ -102,6 +103,16 @@ def test_generated_tests_fail_on_subtly_wrong_tools(tmp_path: Path) -> None:
     lenient = step.solution.replace('entry["accepted"] and status == "left"', "False")
     assert lenient != step.solution  # the leaver's login left unflagged
     assert {SAVED, MADE_UP} <= set(failed(run(step, tmp_path / "lenient", lenient)))
+    yearless = step.solution.replace(
+        "    month, day, clock = stamp.split()\n",
+        "    return datetime.datetime.strptime(stamp, '%b %d %H:%M:%S').replace(year=year)\n",
+    )
+    assert yearless != step.solution  # strptime's default year 1900 has no Feb 29: the made-up logs cross it
+    assert MADE_UP in failed(run(step, tmp_path / "yearless", yearless))
+    grep = step.solution.replace("pattern.match(head[2])", "pattern.search(line)")
+    grep = grep.replace(r'\S+ sshd\[\d+\]: (.*)")', r'\S+ \S+: (.*)")')
+    assert grep != step.solution  # the phrase found anywhere: cron's grep for a root login counts
+    assert {SAVED, MADE_UP} <= set(failed(run(step, tmp_path / "grep", grep)))
 
 
 @pytest.mark.docker
