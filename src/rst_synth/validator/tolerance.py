@@ -5,7 +5,8 @@ wrote it), each new output is written another way its contract allows (validator
 service the work left running is stopped and started again in an equivalent way (the interpreter by
 its absolute path, Python with `-u`, its script and other relative arguments made absolute, through
 `nohup` and `env`, from another working directory), and the tests run once: they must still pass. That
-is one test run: the new modules alone where no service was started again (`quick`), else test.sh.
+is one test run: the new modules alone where they stand for test.sh (`quick`: the ancestors' tests passed
+this check when they were accepted), else test.sh.
 The first of those runs, where it needs no restart, is the last of the mutation check's one-process
 batch (`Prepared.batch_step`): no pytest of its own to start.
 
@@ -122,7 +123,8 @@ async def tolerance(
     lines = [await _another_way(box, s) for s in services.services]
     started = [line for line, _ in lines]
     done += [f"service started as `{shown}`" for _, shown in lines]
-    if await _restarted(box, services, started) and await tests.pass_():
+    # The new modules stand for test.sh here too: the ancestors' tests passed this check when they were accepted.
+    if await _restarted(box, services, started) and await tests.pass_(quick):
         return _result(Verdict.PASS, "the tests accept " + listed(done))
     # Everything as the oracle left it, the services started again as they ran: where that fails too, the
     # services keep their data in memory (the common case, so it is told in one run).
@@ -130,9 +132,9 @@ async def tolerance(
     if rewrites and not (await box.exec(" && ".join(restore), timeout=120)).ok:
         return _result(Verdict.ERROR, "could not restore the outputs", Reason.SANDBOX_ERROR)
     as_ran = [start_line(s) for s in services.services]
-    if not (await _restarted(box, services, as_ran) and await tests.pass_()):
+    if not (await _restarted(box, services, as_ran) and await tests.pass_(quick)):
         return _in_memory(tests, task, declared, [])
-    if rewrites and not await tests.pass_(first=rewrite):
+    if rewrites and not await tests.pass_(quick, first=rewrite):
         return tests.failed("the tests reject outputs written another allowed way: " + listed(done[: len(rewrites)]))
     shown = "; ".join(shown for _, shown in lines)
     return tests.failed(f"the tests reject a service started in an equivalent way: `{shown}`")
