@@ -78,7 +78,10 @@ class FakeContainer:
                 exit_code=0, output="\n".join([said, *marked, f"{nonce[1]}:rc:0"]) + "\n", duration_sec=0.01
             )
         known, said = self._shell(command)
-        return ExecResult(exit_code=0 if known else 127, output=said, duration_sec=0.01)
+        # pytest it cannot run fails (a new modules' command would otherwise be taken as proven); the rest
+        # answers 0, as the callers that only read its output expect
+        failed = not known and "pytest" in command
+        return ExecResult(exit_code=127 if failed else 0, output=said, duration_sec=0.01)
 
     def _verify(self) -> str:
         modules = [
