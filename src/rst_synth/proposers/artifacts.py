@@ -91,7 +91,9 @@ class Artifact(BaseModel):
         return str(PurePosixPath(self.path).parent)
 
 
-def csv_output(path: str, header: list[str], numeric: list[str], rows: int | None = None) -> Artifact:
+def csv_output(
+    path: str, header: list[str], numeric: list[str], rows: int | None = None, *, end_result: bool = False
+) -> Artifact:
     """A comma-separated file a step writes, described as discovery describes one, for later steps. Its
     columns' roles are left unknown until discovery reads the file (a filter or a join changes them), so
     operators that need roles wait for the next round."""
@@ -99,6 +101,7 @@ def csv_output(path: str, header: list[str], numeric: list[str], rows: int | Non
         path=path,
         kind=Kind.CSV,
         details={"header": header, "numeric": numeric, "categorical": [], "rows": rows, "delimiter": ","},
+        end_result=end_result,
     )
 
 

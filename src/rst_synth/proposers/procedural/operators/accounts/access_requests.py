@@ -272,7 +272,7 @@ class AccountsAccessRequests(Operator):
             instruction=instruction,
             dockerfile=dockerfile,
             produces=[
-                csv_output(report, shipped.HEADER, []).model_copy(update={"end_result": True}),
+                csv_output(report, shipped.HEADER, [], end_result=True),
                 Artifact(path=summary, kind=Kind.JSON, end_result=True, details={"type": "object"}),
             ],
         )

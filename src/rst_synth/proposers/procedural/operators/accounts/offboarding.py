@@ -150,7 +150,7 @@ class AccountsOffboarding(Operator):
             instruction=instruction,
             dockerfile=dockerfile,
             produces=[
-                csv_output(report, HEADER, ["entries"], 3).model_copy(update={"end_result": True}),
+                csv_output(report, HEADER, ["entries"], 3, end_result=True),
                 *(Artifact(path=p, kind=Kind.TEXT, end_result=True) for p, e in planted.items() if e[3] is not None),
             ],
         )

@@ -179,7 +179,7 @@ class AccountsSshKeys(Operator):
             dockerfile=dockerfile,
             # The installed files are end results too: a later step writing beside one would break the policy.
             produces=[
-                csv_output(report, shipped.HEADER, []).model_copy(update={"end_result": True}),
+                csv_output(report, shipped.HEADER, [], end_result=True),
                 *(
                     Artifact(path=f"{shipped.HOME}/{name}/.ssh/authorized_keys", kind=Kind.TEXT, end_result=True)
                     for name in sorted(installed)

@@ -102,7 +102,7 @@ class AccountsStorageRepair(Operator):
             dockerfile=dockerfile,
             # The repaired entries are end results too: a later step writing beside one would break the policy.
             produces=[
-                csv_output(report, ["path", "problem"], []).model_copy(update={"end_result": True}),
+                csv_output(report, ["path", "problem"], [], end_result=True),
                 *(Artifact(path=p, kind=Kind.TEXT, end_result=True) for p, e in planted.items() if e[3] is not None),
             ],
         )

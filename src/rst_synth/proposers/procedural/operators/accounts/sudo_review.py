@@ -124,5 +124,5 @@ class AccountsSudoReview(Operator):
             tests=tests,
             instruction=instruction,
             dockerfile=dockerfile,
-            produces=[csv_output(report, HEADER, []).model_copy(update={"end_result": True})],
+            produces=[csv_output(report, HEADER, [], end_result=True)],
         )

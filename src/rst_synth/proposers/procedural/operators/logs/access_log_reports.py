@@ -103,7 +103,8 @@ class AccessLogEndpoints(ReportOperator):
             out,
             ["method", "path", "requests", "bytes", "server_errors", "error_rate"],
             ["requests", "bytes", "server_errors", "error_rate"],
-        ).model_copy(update={"end_result": True})
+            end_result=True,
+        )
         return Step(
             solution=solution,
             tests=tests,

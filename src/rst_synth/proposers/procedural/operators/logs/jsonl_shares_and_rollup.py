@@ -26,7 +26,7 @@ def _pairs(artifact: Artifact) -> list[tuple[str, str]]:
 def report(path: str, header: list[str]) -> Artifact:
     """A per-category CSV a step writes: one row per category is an end result, never a batch or a source
     to group again."""
-    return csv_output(path, header, header[1:]).model_copy(update={"end_result": True})
+    return csv_output(path, header, header[1:], end_result=True)
 
 
 @register

@@ -59,7 +59,7 @@ class CsvCrosstab(ReportOperator):
             "its row total; the last row is named `total` and holds each column's total and the grand total. "
             "Quote fields the standard CSV way where needed."
         )
-        produced = csv_output(out, [rows_by, "total"], ["total"]).model_copy(update={"end_result": True})
+        produced = csv_output(out, [rows_by, "total"], ["total"], end_result=True)
         return Step(
             solution=solution,
             tests=tests,

@@ -147,7 +147,7 @@ class CsvListMembers(ReportOperator):
             "by a single space; and the number of those rows. Order the rows by count, descending, then by value "
             "in ascending code-point order. Quote fields the standard CSV way where needed."
         )
-        produced = csv_output(out, [head, "members", "count"], ["count"]).model_copy(update={"end_result": True})
+        produced = csv_output(out, [head, "members", "count"], ["count"], end_result=True)
         return Step(
             solution=solution,
             tests=tests,
