@@ -80,6 +80,8 @@ def test_stream_summary_plants_a_large_input_at_build_time() -> None:
     assert step.dockerfile.startswith("RUN ") and "base64 -d | python3 -" in step.dockerfile
     assert "/app/incoming/r2s1/sales_large.csv.gz" in step.instruction
     assert "50000 data rows" in step.instruction  # 100 x 5 rows, at least 50,000
+    summary = step.produces[0]
+    assert summary.path.endswith("_large_summary.csv") and summary.end_result  # no later step filters it
 
 
 @pytest.mark.docker

@@ -162,9 +162,9 @@ class CsvStreamSummary(ToolOperator):
             f"its address space limited to {self.LIMIT_MB} MiB and must finish within 60 seconds. Then run it on "
             f"the decompressed `{big}` and save its output as `{out}`."
         )
-        produced = csv_output(
-            out, [shape.group, "rows", "total", "min", "max"], ["rows", "total", "min", "max"], rows=len(groups)
-        )
+        # The summary of a made-up stress input proves the tool; nothing in the story builds on its figures.
+        header, numeric = [shape.group, "rows", "total", "min", "max"], ["rows", "total", "min", "max"]
+        produced = csv_output(out, header, numeric, rows=len(groups), end_result=True)
         return Step(
             solution=solution,
             tests=tests,
