@@ -79,6 +79,8 @@ def usable(artifact: Artifact) -> set[str]:
         ("zip", ["02134", "10001", "02134"], Role.CODE),
         ("region", ["north", "south", "north"], Role.CATEGORY),
         ("order_date", ["2025-01-02", "2025-03-04", "2025-01-02"], Role.TIME),
+        ("running_total", ["40", "65", "80", "12"], Role.CUMULATIVE),
+        ("cum_qty", ["1", "3", "6"], Role.CUMULATIVE),
         ("extra_groups", ["reports;vpn", "ops;vpn", "", "vpn", "vpn;reports;ops"], Role.LIST),  # split, not a group
         ("tags", ["a|b", "b", "c|a"], Role.LIST),
         (
@@ -123,6 +125,28 @@ def test_what_each_use_takes() -> None:
     delta = Column("delta", Role.CHANGE, distinct=6, rows=8)
     assert delta.fits(Use.SUM) and delta.unfit(Use.STATS) is Unfit.ROLE
     assert delta.to_json()["single"] == 0
+
+
+def test_a_running_total_is_neither_summed_nor_averaged() -> None:
+    """An inventory audit's stock running total per warehouse, then its rows above the mean running total
+    (round 5 of sqlite-inventory): the mean of running totals is a number nobody in the story reads."""
+    rows = [[str(w), str(k), str(q), ""] for k, (w, q) in enumerate([(1, 40), (1, 25), (1, 15), (2, 30), (2, 9)] * 2)]
+    for rows_of_group in ({"1"}, {"2"}):
+        total = 0
+        for row in rows:
+            if row[0] in rows_of_group:
+                total += int(row[2])
+                row[3] = str(total)
+    header = ["warehouse_id", "rowid", "quantity", "running_total"]
+    columns = column_roles(header, rows)
+    assert columns["running_total"].role is Role.CUMULATIVE
+    assert not any(columns["running_total"].fits(use) for use in Use)
+    assert columns["quantity"].fits(Use.SUM) and columns["quantity"].fits(Use.STATS)
+    text = ",".join(header) + "\n" + "".join(",".join(row) + "\n" for row in rows)
+    csv = table(text, "/app/inventory_stock_running_total.csv")
+    ctx = StepContext(discovery=found(csv), rng=random.Random(1), tag="r5s1")
+    step = OPERATORS["csv-filter-above-mean"].step(csv, ctx)
+    assert "`running_total`" not in step.instruction and "`quantity`" in step.instruction, step.instruction
 
 
 def test_totals_of_a_reject_reports_row_numbers() -> None:

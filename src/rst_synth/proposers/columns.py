@@ -47,6 +47,9 @@ class Role(StrEnum):
     CHANGE = "change"
     """A signed change (a stock movement, a delta): its sum is the net change; its mean, extremes or rows above
     the mean mean nothing to anyone."""
+    CUMULATIVE = "cumulative"
+    """A running total: each value already sums the rows before it, so its sum counts them again, and its mean
+    or the rows above its mean say nothing; the group's last value is the total."""
 
 
 class Use(StrEnum):
@@ -154,8 +157,10 @@ CODE_WORDS = frozenset(
 INTENSIVE_WORDS = frozenset(
     "price prices rate rates ratio ratios pct percent percentage share fraction avg average mean median per score "
     "scores rating ratings temp temperature celsius fahrenheit latency speed velocity density probability prob factor "
-    "age utilization util load efficiency margin min max minimum maximum running cumulative cum unit level".split()
+    "age utilization util load efficiency margin min max minimum maximum unit level".split()
 )
+CUMULATIVE_WORDS = frozenset({"running", "cumulative", "cum", "cumsum", "accumulated"})
+"""Anywhere in a name (`running_total`, `cum_qty`): the column sums what came before it."""
 CHANGE_WORDS = frozenset("delta deltas change diff difference adjustment adj movement move moves net variance".split())
 """With values of both signs: a change, not a level or a quantity."""
 TIME_WORDS = frozenset("date time timestamp ts datetime epoch created updated modified".split())
@@ -177,6 +182,8 @@ def words(name: str) -> list[str]:
 def _by_name(name: str) -> Role | None:
     """The role a name states, reading its last word first (the head of an English compound)."""
     parts = words(name)
+    if CUMULATIVE_WORDS & set(parts):
+        return Role.CUMULATIVE
     for i in range(len(parts) - 1, -1, -1):
         word = parts[i]
         if word in NUMBERING:
@@ -226,7 +233,7 @@ def role_of(name: str, values: Sequence[str]) -> Role:
         return Role.FLAG
     if set(words(name)) & CHANGE_WORDS and {v.startswith("-") for v in filled} == {True, False}:
         return Role.CHANGE
-    if named in (Role.INTENSIVE, Role.ADDITIVE):
+    if named in (Role.INTENSIVE, Role.ADDITIVE, Role.CUMULATIVE):
         return named
     if any(len(v) > 1 and v.startswith("0") and "." not in v for v in filled):
         return Role.CODE  # leading zeros: a code written as digits

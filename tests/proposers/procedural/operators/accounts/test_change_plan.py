@@ -140,6 +140,17 @@ def test_planted_roster_holds_every_kind_of_change(tmp_path: Path) -> None:
     assert want | {"remove_from_group", "uid_taken"} <= kinds, plan
 
 
+def test_fresh_cases_draw_for_every_seed(tmp_path: Path) -> None:
+    # A child of an eight-round run lost its first attempt to a fresh case whose host had only `users` and
+    # one team and drew three groups from them (random.sample raised): every seed must draw its 25 cases.
+    for seed in range(200):
+        rng = random.Random(seed)
+        for k in range(25):
+            root = tmp_path / f"s{seed}c{k}"
+            root.mkdir()
+            assert len(shipped.fresh_case(rng, root)) == 4
+
+
 def test_generated_tests_fail_on_subtly_wrong_tools(tmp_path: Path) -> None:
     step = build()
     primary = step.solution.replace('if user in g["members"]} - {row["team"]}', 'if user in g["members"]}')

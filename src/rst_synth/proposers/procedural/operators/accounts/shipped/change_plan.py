@@ -159,7 +159,8 @@ def fresh_case(rng: random.Random, root: pathlib.Path) -> list[pathlib.Path]:
             own = uid if rng.random() < 0.85 else uid + 500
             held.add(own)
             passwd.append(f"{name}:x:{own}:{gid}:{gecos}:/home/{name}:/bin/bash")
-            for g in rng.sample(sorted(present), rng.randint(0, 3)):
+            # `present` can hold only `users` and one team: draw no more groups than it has
+            for g in rng.sample(sorted(present), rng.randint(0, min(3, len(present)))):
                 members[g].add(name)
     free = [3000 + k for k in range(len(roster) - 1) if 3000 + k not in held]
     if free and rng.random() < 0.6:  # an account outside the roster holding a roster row's UID
