@@ -130,13 +130,11 @@ def test_what_each_use_takes() -> None:
 def test_a_running_total_is_neither_summed_nor_averaged() -> None:
     """An inventory audit's stock running total per warehouse, then its rows above the mean running total
     (round 5 of sqlite-inventory): the mean of running totals is a number nobody in the story reads."""
-    rows = [[str(w), str(k), str(q), ""] for k, (w, q) in enumerate([(1, 40), (1, 25), (1, 15), (2, 30), (2, 9)] * 2)]
-    for rows_of_group in ({"1"}, {"2"}):
-        total = 0
-        for row in rows:
-            if row[0] in rows_of_group:
-                total += int(row[2])
-                row[3] = str(total)
+    totals: dict[int, int] = {}
+    rows = []
+    for k, (warehouse, quantity) in enumerate([(1, 40), (1, 25), (1, 15), (2, 30), (2, 9)] * 2):
+        totals[warehouse] = totals.get(warehouse, 0) + quantity
+        rows.append([str(warehouse), str(k), str(quantity), str(totals[warehouse])])
     header = ["warehouse_id", "rowid", "quantity", "running_total"]
     columns = column_roles(header, rows)
     assert columns["running_total"].role is Role.CUMULATIVE
